@@ -1,0 +1,41 @@
+# Every third-party dependency comes from a Debian package (see scripts/setup).
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(Threads REQUIRED)
+
+# Debian's /usr/bin/python3 has numpy; a python3 earlier on PATH may not.
+if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python used by scripts and tests")
+endif()
+
+if(RLZOO_WITH_TORCH)
+  find_package(Torch QUIET)
+  if(NOT Torch_FOUND)
+    message(WARNING "LibTorch not found: building without agents and algorithms (RLZOO_WITH_TORCH=OFF)")
+    set(RLZOO_WITH_TORCH OFF CACHE BOOL "" FORCE)
+  endif()
+endif()
+
+if(RLZOO_WITH_MUJOCO)
+  find_package(mujoco QUIET)
+  if(NOT mujoco_FOUND)
+    message(STATUS "MuJoCo not found: MuJoCo environments disabled")
+    set(RLZOO_WITH_MUJOCO OFF CACHE BOOL "" FORCE)
+  endif()
+endif()
+
+if(RLZOO_WITH_GRPC)
+  find_package(gRPC QUIET)
+  if(NOT gRPC_FOUND)
+    message(STATUS "gRPC not found: distributed runtime disabled")
+    set(RLZOO_WITH_GRPC OFF CACHE BOOL "" FORCE)
+  endif()
+endif()
+
+if(RLZOO_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,159 @@
+#include "core/env/env.h"
+
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace rlzoo {
+
+void Info::set_scalar(const char* name, double value) {
+  for (int i = 0; i < num_scalars; ++i)
+    if (std::strcmp(scalars[i].name, name) == 0) {
+      scalars[i].value = value;
+      return;
+    }
+  RLZOO_CHECK(num_scalars < kMaxScalars, "too many info scalars");
+  scalars[num_scalars++] = {name, value};
+}
+
+std::optional<double> Info::scalar(std::string_view name) const {
+  for (int i = 0; i < num_scalars; ++i)
+    if (name == scalars[i].name) return scalars[i].value;
+  return std::nullopt;
+}
+
+Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
+  if (spec_.num_agents < 1) throw UserError(fmt::format("env {}: num_agents must be >= 1", spec_.id));
+  if (spec_.max_episode_steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0", spec_.id));
+  if (spec_.has_action_mask) {
+    if (!spec_.action_space.is_discrete())
+      throw UserError(fmt::format("env {}: action masks need a Discrete action space, not {}", spec_.id,
+                                  spec_.action_space.describe()));
+    mask_.assign(static_cast<std::size_t>(spec_.action_space.n()), 1);
+  }
+  agent_rewards_.assign(static_cast<std::size_t>(spec_.num_agents), 0.0);
+  agent_rewards_view_ = agent_rewards_;
+  mask_view_ = mask_;
+}
+
+Env::~Env() = default;
+
+void Env::set_max_episode_steps(std::int64_t steps) {
+  if (steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0, got {}", spec_.id, steps));
+  spec_.max_episode_steps = steps;
+}
+
+void Env::forward_views_to(const Env& inner) {
+  is_wrapper_ = true;
+  agent_rewards_view_ = inner.agent_rewards_view_;
+  mask_view_ = inner.mask_view_;
+  candidates_view_ = inner.candidates_view_;
+}
+
+const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
+  RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size(),
+              fmt::format("env {}: observation buffer has {} bytes, the space needs {}", spec_.id, obs.size(),
+                          spec_.observation_space.byte_size()));
+  if (seed) rng_.seed_with(*seed);
+  info_.episode_done = false;
+  info_.num_scalars = 0;
+  info_.acting_agent = 0;
+  elapsed_ = 0;
+  episode_return_ = 0.0;
+  do_reset(seed, obs);
+  needs_reset_ = false;
+  return info_;
+}
+
+StepResult Env::step(ConstBytes action, Bytes obs) {
+  if (needs_reset_) [[unlikely]]
+    throw UserError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
+                                elapsed_ == 0 ? "before reset()" : "after the episode ended"));
+  RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size());
+  const Space& as = spec_.action_space;
+  // Fast path for the most common case, the rest in validate_action.
+  if (as.kind() == SpaceKind::Discrete && action.size() == 8) {
+    const auto a = *reinterpret_cast<const std::int64_t*>(action.data());
+    const auto i = a - as.start();
+    if (i < 0 || i >= as.n() || (!mask_view_.empty() && !mask_view_[static_cast<std::size_t>(i)])) [[unlikely]]
+      validate_action(action);
+  } else {
+    validate_action(action);
+  }
+  const int acting = info_.acting_agent;
+  info_.episode_done = false;
+  info_.num_scalars = 0;
+  StepResult r = do_step(action, obs);
+  ++elapsed_;
+  if (spec_.max_episode_steps > 0 && elapsed_ >= spec_.max_episode_steps) r.truncated = true;
+  if (!is_wrapper_) {
+    if (spec_.num_agents == 1) agent_rewards_[0] = r.reward;
+    (void)acting;
+    episode_return_ += r.reward;
+  }
+  if (r.terminated || r.truncated) {
+    needs_reset_ = true;
+    if (!is_wrapper_) {
+      info_.episode_done = true;
+      info_.episode_return = episode_return_;
+      info_.episode_length = elapsed_;
+    }
+  }
+  return r;
+}
+
+void Env::validate_action(ConstBytes action) const {
+  const Space& as = spec_.action_space;
+  if (action.size() != as.byte_size())
+    throw_bad_action(action, fmt::format("it has {} bytes, the space needs {}", action.size(), as.byte_size()));
+  switch (as.kind()) {
+    case SpaceKind::Discrete: {
+      const auto a = as_span<std::int64_t>(action)[0];
+      if (a < as.start() || a >= as.start() + as.n()) throw_bad_action(action, "it is out of range");
+      if (!mask_view_.empty() && !mask_view_[static_cast<std::size_t>(a - as.start())]) {
+        std::string legal;
+        for (std::size_t i = 0; i < mask_view_.size(); ++i)
+          if (mask_view_[i]) legal += (legal.empty() ? "" : ", ") + std::to_string(as.start() + static_cast<std::int64_t>(i));
+        throw_bad_action(action, "it is not legal now (legal: " + legal + ")");
+      }
+      return;
+    }
+    case SpaceKind::Box: {
+      if (dtype_is_floating(as.dtype())) {
+        for (std::int64_t i = 0; i < as.numel(); ++i) {
+          const double v = as.dtype() == DType::Float32 ? as_span<float>(action)[i] : as_span<double>(action)[i];
+          if (!std::isfinite(v)) throw_bad_action(action, fmt::format("element {} is not finite", i));
+        }
+      }
+      if (strict_actions_ && !as.contains(action)) throw_bad_action(action, "it is outside the bounds (strict mode)");
+      return;
+    }
+    default:
+      if (!as.contains(action)) throw_bad_action(action, "it is not an element of the space");
+  }
+}
+
+namespace {
+std::string format_action(ConstBytes action, const Space& as) {
+  if (action.size() != as.byte_size() || as.kind() == SpaceKind::Dict) return fmt::format("<{} bytes>", action.size());
+  std::string out;
+  for (std::int64_t i = 0; i < as.numel(); ++i) {
+    if (i) out += ", ";
+    switch (as.dtype()) {
+      case DType::UInt8: out += std::to_string(as_span<std::uint8_t>(action)[i]); break;
+      case DType::Int32: out += std::to_string(as_span<std::int32_t>(action)[i]); break;
+      case DType::Int64: out += std::to_string(as_span<std::int64_t>(action)[i]); break;
+      case DType::Float32: out += fmt::format("{}", as_span<float>(action)[i]); break;
+      case DType::Float64: out += fmt::format("{}", as_span<double>(action)[i]); break;
+    }
+  }
+  return as.numel() == 1 && as.kind() == SpaceKind::Discrete ? out : "[" + out + "]";
+}
+}  // namespace
+
+void Env::throw_bad_action(ConstBytes action, const std::string& why) const {
+  throw UserError(fmt::format("env {}: invalid action {} for action space {}: {}", spec_.id,
+                              format_action(action, spec_.action_space), spec_.action_space.describe(), why));
+}
+
+}  // namespace rlzoo

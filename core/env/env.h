@@ -1,0 +1,181 @@
+// The Env API: Gymnasium semantics in C++, without allocation on the hot path.
+//
+//   Info info = env.reset(seed, obs);                  // obs: observation_space().byte_size() bytes
+//   StepResult r = env.step(action, obs);              // r.reward, r.terminated, r.truncated
+//
+// * The public reset()/step() are non-virtual. step() checks the action (size, dtype, finite,
+//   discrete range, legal-action mask; Box bounds only in strict mode, because Gymnasium's envs
+//   accept and clip out-of-bound actions), refuses to step a finished episode, counts steps,
+//   accumulates episode statistics, applies the time limit (truncated = elapsed >= limit), then
+//   calls the env's protected hook do_step(). Bookkeeping lives here; no env can skip it.
+// * terminated: a true end of the MDP (do not bootstrap). truncated: the episode was cut (time
+//   limit): bootstrap from the final observation. Both can be true on the same step.
+// * Each env owns its Rng. reset(seed) re-seeds it; reset(std::nullopt) continues the stream.
+// * Observations are written into memory the caller hands in (a row of a batch), so an env
+//   never allocates per step. Actions are read from caller memory in the action space's
+//   layout (see core/spaces/space.h): an int64 for Discrete, float32 values for a float32 Box.
+// * Turn-based multi-agent games: info().acting_agent is the agent whose observation was just
+//   written and who acts next; info().agent_rewards() holds the last step's reward per agent
+//   (spec().num_agents entries); StepResult::reward is the reward of the agent that acted.
+// * Legal-action masks (Discrete action spaces): when spec().has_action_mask, action_mask()
+//   holds n() bytes, 1 for a legal action, refreshed by every reset/step.
+// * Candidate actions (games whose legal moves are a variable list, e.g. DouDizhu): when
+//   spec().candidate_feature_dim > 0, candidates() describes the legal moves of the acting
+//   agent, each with a feature vector, and the action is an index into that list (the action
+//   space is then Discrete(max_candidates)). Envs fill it through set_candidates().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/common/bytes.h"
+#include "core/common/rng.h"
+#include "core/spaces/space.h"
+
+namespace rlzoo {
+
+// The immutable description of an env (shared read-only by all copies of it).
+struct EnvSpec {
+  std::string id;
+  Space observation_space;
+  Space action_space;
+  std::int64_t max_episode_steps = 0;          // 0: no time limit
+  std::optional<double> reward_threshold;      // the score at which the env counts as solved
+  int num_agents = 1;
+  bool has_action_mask = false;                // Discrete action spaces only
+  std::int64_t candidate_feature_dim = 0;      // > 0: the env exposes candidate actions
+};
+
+struct StepResult {
+  double reward = 0.0;
+  bool terminated = false;
+  bool truncated = false;
+  bool done() const { return terminated || truncated; }
+};
+
+// A few named scalars an env reports per step (e.g. "x_position"). Names must be string
+// literals (or otherwise outlive the env): nothing is allocated per step.
+struct InfoScalar {
+  const char* name = nullptr;
+  double value = 0.0;
+};
+
+// What an env reports beside the observation. Preallocated once per env and reused.
+struct Info {
+  static constexpr int kMaxScalars = 8;
+
+  // Set on the step that ends an episode: statistics of the innermost env's rewards
+  // (what a Monitor/RecordEpisodeStatistics reports in Gymnasium and SB3).
+  bool episode_done = false;
+  double episode_return = 0.0;
+  std::int64_t episode_length = 0;
+
+  int acting_agent = 0;
+  std::array<InfoScalar, kMaxScalars> scalars{};
+  int num_scalars = 0;
+
+  void set_scalar(const char* name, double value);   // overwrites a scalar of the same name
+  std::optional<double> scalar(std::string_view name) const;
+};
+
+// Legal moves of the acting agent as a list with one feature row each.
+struct CandidateView {
+  std::int64_t count = 0;
+  std::int64_t feature_dim = 0;
+  const float* features = nullptr;   // [count, feature_dim], row-major
+};
+
+class Env {
+ public:
+  virtual ~Env();
+  Env(const Env&) = delete;
+  Env& operator=(const Env&) = delete;
+
+  const EnvSpec& spec() const { return spec_; }
+  const std::string& id() const { return spec_.id; }
+  const Space& observation_space() const { return spec_.observation_space; }
+  const Space& action_space() const { return spec_.action_space; }
+
+  // Starts an episode and writes its first observation into obs.
+  const Info& reset(std::optional<std::uint64_t> seed, Bytes obs);
+  // Applies one action (layout of action_space()) and writes the next observation into obs.
+  // Throws UserError for a malformed or illegal action, or when the episode has ended and
+  // reset() was not called.
+  StepResult step(ConstBytes action, Bytes obs);
+  // Conveniences for the common cases.
+  StepResult step(std::int64_t discrete_action, Bytes obs) { return step(bytes_of(discrete_action), obs); }
+  StepResult step(std::span<const float> box_action, Bytes obs) { return step(std::as_bytes(box_action), obs); }
+
+  const Info& info() const { return info_; }
+  // Reward of each agent on the last step (num_agents entries).
+  std::span<const double> agent_rewards() const { return agent_rewards_view_; }
+  // n() bytes, 1 = legal; empty when the env has no masks.
+  std::span<const std::uint8_t> action_mask() const { return mask_view_; }
+  CandidateView candidates() const { return *candidates_view_; }
+
+  std::int64_t elapsed_steps() const { return elapsed_; }
+  bool needs_reset() const { return needs_reset_; }
+
+  // Time limit of this env (0 disables it). make_env() sets the registered limit.
+  void set_max_episode_steps(std::int64_t steps);
+  std::int64_t max_episode_steps() const { return spec_.max_episode_steps; }
+  // Strict mode also rejects Box actions outside the bounds.
+  void set_strict_actions(bool strict) { strict_actions_ = strict; }
+
+  Rng& rng() { return rng_; }
+
+  // Throws a UserError describing why `action` is not acceptable; returns when it is.
+  void validate_action(ConstBytes action) const;
+
+ protected:
+  explicit Env(EnvSpec spec);
+
+  // Hooks. do_reset is called after the Rng is (re)seeded; seed is passed on for wrappers.
+  virtual void do_reset(std::optional<std::uint64_t> seed, Bytes obs) = 0;
+  virtual StepResult do_step(ConstBytes action, Bytes obs) = 0;
+
+  Info& mutable_info() { return info_; }
+  std::span<double> mutable_agent_rewards() { return agent_rewards_; }
+  std::span<std::uint8_t> mutable_action_mask() { return mask_; }
+  void set_candidates(CandidateView c) { candidates_ = c; }
+  EnvSpec& mutable_spec() { return spec_; }
+
+  // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
+  void forward_views_to(const Env& inner);
+  bool is_wrapper() const { return is_wrapper_; }
+
+ private:
+  [[noreturn]] void throw_bad_action(ConstBytes action, const std::string& why) const;
+
+  EnvSpec spec_;
+  Rng rng_;
+  Info info_;
+  std::vector<double> agent_rewards_;
+  std::vector<std::uint8_t> mask_;
+  CandidateView candidates_;
+  // What the accessors show: this env's own storage, or the wrapped env's.
+  std::span<const double> agent_rewards_view_;
+  std::span<const std::uint8_t> mask_view_;
+  const CandidateView* candidates_view_ = &candidates_;
+  bool is_wrapper_ = false;
+  bool strict_actions_ = false;
+  bool needs_reset_ = true;
+  std::int64_t elapsed_ = 0;
+  double episode_return_ = 0.0;
+};
+
+// An env whose internal state is a vector of doubles that can be read and set (the state
+// Gymnasium keeps in env.unwrapped.state for classic control). Used by `rlzoo env replay`.
+class StateAccess {
+ public:
+  virtual ~StateAccess() = default;
+  virtual std::vector<double> get_state() const = 0;
+  // Sets the state and writes the matching observation. Throws UserError for a wrong size.
+  virtual void set_state(std::span<const double> state, Bytes obs) = 0;
+};
+
+}  // namespace rlzoo

@@ -1,0 +1,38 @@
+// Base of env wrappers. A wrapper is an Env that owns the env it wraps and forwards to it;
+// the inner env still does its own checking and bookkeeping (its time limit, its episode
+// statistics). Info (episode statistics, scalars, acting agent), the action mask, per-agent
+// rewards and candidates are those of the innermost env, so episode returns are the true
+// returns even under reward normalisation (as SB3's Monitor reports them).
+#pragma once
+
+#include <memory>
+
+#include "core/env/env.h"
+
+namespace rlzoo {
+
+class Wrapper : public Env {
+ public:
+  Env& inner() { return *inner_; }
+  const Env& inner() const { return *inner_; }
+  // The innermost env (below all wrappers).
+  Env& unwrapped();
+
+ protected:
+  // `spec` defaults to the inner env's spec; a wrapper that changes a space passes its own.
+  explicit Wrapper(std::unique_ptr<Env> inner);
+  Wrapper(std::unique_ptr<Env> inner, EnvSpec spec);
+
+  // Default hooks forward unchanged; wrappers override what they transform.
+  void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;
+  StepResult do_step(ConstBytes action, Bytes obs) override;
+
+  // Copies the inner env's Info into this wrapper's (call after stepping the inner env).
+  void sync_info() { mutable_info() = inner_->info(); }
+
+ private:
+  static EnvSpec wrapper_spec(const Env& inner);
+  std::unique_ptr<Env> inner_;
+};
+
+}  // namespace rlzoo

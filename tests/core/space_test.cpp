@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "core/spaces/space.h"
+TEST(Space, DiscreteDescribe) { EXPECT_EQ(rlzoo::Space::discrete(2).describe(), "Discrete(2)"); }

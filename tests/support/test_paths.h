@@ -1,0 +1,26 @@
+// Paths the tests need, fixed at configure time.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace rlzoo::test {
+
+// ../shared beside the checkout, or nullopt when it is absent (tests then skip with a message).
+std::optional<std::string> shared_dir();
+std::string source_dir();
+// The built `rlzoo` executable.
+std::string cli_path();
+// A fresh empty directory under the system temp dir, removed by nothing (tests are short).
+std::string make_temp_dir(const std::string& prefix);
+
+// Runs a shell command, feeding `input` on stdin; returns exit status and stdout (stderr is
+// captured into `err` when given).
+struct CommandResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+CommandResult run_command(const std::string& command, const std::string& input = "");
+
+}  // namespace rlzoo::test
