@@ -80,7 +80,6 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
   } else {
     validate_action(action);
   }
-  const int acting = info_.acting_agent;
   info_.episode_done = false;
   info_.num_scalars = 0;
   StepResult r = do_step(action, obs);
@@ -88,7 +87,6 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
   if (spec_.max_episode_steps > 0 && elapsed_ >= spec_.max_episode_steps) r.truncated = true;
   if (!is_wrapper_) {
     if (spec_.num_agents == 1) agent_rewards_[0] = r.reward;
-    (void)acting;
     episode_return_ += r.reward;
   }
   if (r.terminated || r.truncated) {

@@ -123,6 +123,7 @@ class Env {
   // Time limit of this env (0 disables it). make_env() sets the registered limit.
   void set_max_episode_steps(std::int64_t steps);
   std::int64_t max_episode_steps() const { return spec_.max_episode_steps; }
+  void set_reward_threshold(std::optional<double> t) { spec_.reward_threshold = t; }
   // Strict mode also rejects Box actions outside the bounds.
   void set_strict_actions(bool strict) { strict_actions_ = strict; }
 

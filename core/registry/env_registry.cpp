@@ -17,6 +17,7 @@ std::unique_ptr<Env> make_env(const std::string& id, const YAML::Node& kwargs, c
   RLZOO_CHECK(env != nullptr, "factory of " + id + " returned null");
   RLZOO_CHECK(env->id() == id, fmt::format("factory of {} built env {}", id, env->id()));
   env->set_max_episode_steps(e.max_episode_steps);
+  env->set_reward_threshold(e.reward_threshold);
   return env;
 }
 
