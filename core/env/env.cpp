@@ -48,6 +48,7 @@ void Env::forward_views_to(const Env& inner) {
   agent_rewards_view_ = inner.agent_rewards_view_;
   mask_view_ = inner.mask_view_;
   candidates_view_ = inner.candidates_view_;
+  stats_source_ = inner.stats_source_;
 }
 
 const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
@@ -91,11 +92,11 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
   }
   if (r.terminated || r.truncated) {
     needs_reset_ = true;
-    if (!is_wrapper_) {
-      info_.episode_done = true;
-      info_.episode_return = episode_return_;
-      info_.episode_length = elapsed_;
-    }
+    // A wrapper may end the episode (its own time limit) while the inner env goes on, so
+    // the statistics are read from the innermost env's running sums, not from its Info.
+    info_.episode_done = true;
+    info_.episode_return = stats_source_->episode_return_;
+    info_.episode_length = stats_source_->elapsed_;
   }
   return r;
 }

@@ -162,6 +162,7 @@ class Env {
   std::span<const double> agent_rewards_view_;
   std::span<const std::uint8_t> mask_view_;
   const CandidateView* candidates_view_ = &candidates_;
+  const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
   bool is_wrapper_ = false;
   bool strict_actions_ = false;
   bool needs_reset_ = true;

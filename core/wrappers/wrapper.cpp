@@ -8,9 +8,9 @@ EnvSpec Wrapper::wrapper_spec(const Env& inner) {
   return s;
 }
 
-Wrapper::Wrapper(std::unique_ptr<Env> inner) : Wrapper(std::move(inner), EnvSpec{}) {}
+Wrapper::Wrapper(std::unique_ptr<Env>&& inner) : Wrapper(std::move(inner), EnvSpec{}) {}
 
-Wrapper::Wrapper(std::unique_ptr<Env> inner, EnvSpec spec)
+Wrapper::Wrapper(std::unique_ptr<Env>&& inner, EnvSpec spec)
     : Env(spec.id.empty() ? wrapper_spec(*inner) : std::move(spec)), inner_(std::move(inner)) {
   forward_views_to(*inner_);
 }

@@ -20,8 +20,10 @@ class Wrapper : public Env {
 
  protected:
   // `spec` defaults to the inner env's spec; a wrapper that changes a space passes its own.
-  explicit Wrapper(std::unique_ptr<Env> inner);
-  Wrapper(std::unique_ptr<Env> inner, EnvSpec spec);
+  explicit Wrapper(std::unique_ptr<Env>&& inner);
+  // inner is taken by rvalue reference so that a derived class can compute spec from *inner
+  // in the same constructor call before the pointer is moved.
+  Wrapper(std::unique_ptr<Env>&& inner, EnvSpec spec);
 
   // Default hooks forward unchanged; wrappers override what they transform.
   void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;

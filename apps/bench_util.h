@@ -1,0 +1,18 @@
+// Helpers for `rlzoo bench`: timing with repeats and one JSON object per printed line.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace rlzoo::cli {
+
+// Runs `work` (which performs `units_per_call` units, e.g. env steps) repeatedly for about
+// `seconds`, `repeats` times, and returns the median rate in units per second.
+double median_rate(const std::function<void()>& work, double units_per_call, double seconds, int repeats);
+
+// Prints {"bench": name, "value": value, "unit": unit, "baseline": baseline, ...extra}.
+void print_bench_line(const std::string& name, double value, const std::string& unit, const nlohmann::json& baseline,
+                      const nlohmann::json& extra = nlohmann::json::object());
+
+}  // namespace rlzoo::cli

@@ -1,0 +1,14 @@
+// `rlzoo bench ...`: benchmarks printing one JSON object per line.
+#include "apps/commands.h"
+
+namespace rlzoo::cli {
+
+void add_env_bench_command(CLI::App& bench);
+
+void add_bench_commands(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks (JSON lines: bench, value, unit, baseline)");
+  bench->require_subcommand(1);
+  add_env_bench_command(*bench);
+}
+
+}  // namespace rlzoo::cli

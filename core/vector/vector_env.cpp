@@ -1,0 +1,111 @@
+#include "core/vector/vector_env.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "core/registry/env_registry.h"
+
+namespace rlzoo {
+
+VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(envs)) {
+  if (envs_.empty()) throw UserError("a vector env needs at least one env");
+  for (const auto& e : envs_) {
+    RLZOO_CHECK(e != nullptr);
+    if (!(e->observation_space() == envs_[0]->observation_space()) ||
+        !(e->action_space() == envs_[0]->action_space()))
+      throw UserError(fmt::format("vector env: env {} has spaces {} / {} but env {} has {} / {}", e->id(),
+                                  e->observation_space().describe(), e->action_space().describe(), envs_[0]->id(),
+                                  envs_[0]->observation_space().describe(), envs_[0]->action_space().describe()));
+  }
+  const auto n = envs_.size();
+  obs_bytes_ = single_observation_space().byte_size();
+  act_bytes_ = single_action_space().byte_size();
+  mask_size_ = spec().has_action_mask ? static_cast<std::size_t>(single_action_space().n()) : 0;
+  obs_.resize(n * obs_bytes_);
+  final_obs_.resize(n * obs_bytes_);
+  rewards_.assign(n, 0.0);
+  episode_returns_.assign(n, 0.0);
+  episode_lengths_.assign(n, 0);
+  terminated_.assign(n, 0);
+  truncated_.assign(n, 0);
+  masks_.assign(n * mask_size_, 0);
+}
+
+VectorEnv::~VectorEnv() = default;
+
+void VectorEnv::reset(std::optional<std::uint64_t> seed) {
+  for_slices([&](std::int64_t b, std::int64_t e) { reset_range(b, e, seed); });
+}
+
+void VectorEnv::reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed) {
+  for (std::int64_t i = begin; i < end; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    Env& env = *envs_[k];
+    env.reset(seed ? std::optional<std::uint64_t>(*seed + k) : std::nullopt, Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
+    rewards_[k] = 0.0;
+    terminated_[k] = truncated_[k] = 0;
+    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+  }
+}
+
+void VectorEnv::step(ConstBytes actions) {
+  if (actions.size() != envs_.size() * act_bytes_)
+    throw UserError(fmt::format("vector env {}: actions have {} bytes, expected {} envs x {} bytes", spec().id,
+                                actions.size(), envs_.size(), act_bytes_));
+  for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); });
+}
+
+void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  std::byte* const obs = obs_.data();
+  const std::byte* const act = actions.data();
+  const std::size_t ob = obs_bytes_, ab = act_bytes_;
+  for (std::int64_t i = begin; i < end; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    Env& env = *envs_[k];
+    const Bytes row(obs + k * ob, ob);
+    const StepResult r = env.step(ConstBytes(act + k * ab, ab), row);
+    rewards_[k] = r.reward;
+    terminated_[k] = r.terminated;
+    truncated_[k] = r.truncated;
+    if (r.terminated || r.truncated) [[unlikely]] {
+      std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
+      const Info& info = env.info();
+      episode_returns_[k] = info.episode_return;
+      episode_lengths_[k] = info.episode_length;
+      env.reset(std::nullopt, row);
+    }
+    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+  }
+}
+
+SyncVectorEnv::SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs) : VectorEnv(std::move(envs)) {}
+
+void SyncVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) { fn(0, num_envs()); }
+
+ThreadedVectorEnv::ThreadedVectorEnv(std::vector<std::unique_ptr<Env>> envs, int num_threads)
+    : VectorEnv(std::move(envs)), pool_(num_threads) {}
+
+void ThreadedVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  const std::int64_t n = num_envs(), t = pool_.num_threads();
+  pool_.run([&](int k) {
+    const std::int64_t begin = n * k / t, end = n * (k + 1) / t;
+    if (begin < end) fn(begin, end);
+  });
+}
+
+std::vector<std::unique_ptr<Env>> make_envs(const std::string& id, std::int64_t n, const YAML::Node& kwargs) {
+  if (n < 1) throw UserError(fmt::format("number of envs must be >= 1, got {}", n));
+  std::vector<std::unique_ptr<Env>> envs;
+  envs.reserve(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) envs.push_back(make_env(id, kwargs));
+  return envs;
+}
+
+std::unique_ptr<VectorEnv> make_vector_env(const std::string& id, std::int64_t n, int num_threads,
+                                           const YAML::Node& kwargs) {
+  if (num_threads <= 1) return std::make_unique<SyncVectorEnv>(make_envs(id, n, kwargs));
+  return std::make_unique<ThreadedVectorEnv>(make_envs(id, n, kwargs), num_threads);
+}
+
+}  // namespace rlzoo

@@ -1,0 +1,111 @@
+// Vector envs: N envs stepped as one batch into contiguous [N, ...] buffers, with autoreset.
+//
+//   SyncVectorEnv venv(make_envs("CartPole-v1", 64));
+//   venv.reset(seed);                        // env i is reset with seed + i
+//   venv.step(actions);                      // N * action_space.byte_size() bytes
+//   venv.observations<float>();              // [N * obs numel], row i = env i
+//
+// Autoreset is SAME-STEP (as Stable-Baselines3's VecEnv, not Gymnasium 1.x's next-step
+// default): when env i terminates or truncates during step(), its true final observation is
+// copied to final_observation row i, the episode statistics are kept in episode_returns() /
+// episode_lengths(), the env is reset at once, and observation row i holds the FIRST
+// observation of the next episode. rewards/terminated/truncated row i are those of the final
+// step. A learner bootstraps a truncated episode from final_observation row i.
+//
+// SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv splits them into
+// contiguous slices stepped by a pool of threads (the caller's thread is one of them). Both
+// give identical results for identical seeds and actions.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/env/env.h"
+#include "core/vector/worker_pool.h"
+
+namespace rlzoo {
+
+class VectorEnv {
+ public:
+  virtual ~VectorEnv();
+
+  std::int64_t num_envs() const { return static_cast<std::int64_t>(envs_.size()); }
+  const Space& single_observation_space() const { return envs_[0]->observation_space(); }
+  const Space& single_action_space() const { return envs_[0]->action_space(); }
+  const EnvSpec& spec() const { return envs_[0]->spec(); }
+  Env& env(std::int64_t i) { return *envs_[static_cast<std::size_t>(i)]; }
+  const Env& env(std::int64_t i) const { return *envs_[static_cast<std::size_t>(i)]; }
+
+  // Resets every env (env i with seed + i when a seed is given).
+  void reset(std::optional<std::uint64_t> seed = std::nullopt);
+  // Steps every env with its row of `actions` (num_envs() * action bytes); autoresets.
+  void step(ConstBytes actions);
+  template <class T>
+  void step(std::span<const T> actions) { step(std::as_bytes(actions)); }
+
+  // Batches, valid after reset()/step(). Rows are byte_size() of the single space.
+  ConstBytes observation_bytes() const { return obs_; }
+  template <class T>
+  std::span<const T> observations() const { return as_span<T>(ConstBytes(obs_)); }
+  std::span<const double> rewards() const { return rewards_; }
+  std::span<const std::uint8_t> terminated() const { return terminated_; }
+  std::span<const std::uint8_t> truncated() const { return truncated_; }
+  // Row i is meaningful where terminated[i] || truncated[i] on the last step.
+  ConstBytes final_observation_bytes() const { return final_obs_; }
+  template <class T>
+  std::span<const T> final_observations() const { return as_span<T>(ConstBytes(final_obs_)); }
+  std::span<const double> episode_returns() const { return episode_returns_; }
+  std::span<const std::int64_t> episode_lengths() const { return episode_lengths_; }
+  // [N, n] legal-action masks when the env has masks, else empty.
+  std::span<const std::uint8_t> action_masks() const { return masks_; }
+
+ protected:
+  explicit VectorEnv(std::vector<std::unique_ptr<Env>> envs);
+  // Runs fn(begin, end) over slices that together cover [0, num_envs()).
+  virtual void for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) = 0;
+
+ private:
+  void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  void reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed);
+
+  std::vector<std::unique_ptr<Env>> envs_;
+  std::size_t obs_bytes_, act_bytes_, mask_size_;
+  std::vector<std::byte> obs_, final_obs_;
+  std::vector<double> rewards_, episode_returns_;
+  std::vector<std::uint8_t> terminated_, truncated_, masks_;
+  std::vector<std::int64_t> episode_lengths_;
+};
+
+class SyncVectorEnv : public VectorEnv {
+ public:
+  explicit SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs);
+
+ protected:
+  void for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) override;
+};
+
+class ThreadedVectorEnv : public VectorEnv {
+ public:
+  ThreadedVectorEnv(std::vector<std::unique_ptr<Env>> envs, int num_threads);
+  int num_threads() const { return pool_.num_threads(); }
+
+ protected:
+  void for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) override;
+
+ private:
+  WorkerPool pool_;
+};
+
+// n envs made by make_env(id, kwargs).
+std::vector<std::unique_ptr<Env>> make_envs(const std::string& id, std::int64_t n,
+                                            const YAML::Node& kwargs = YAML::Node());
+// A SyncVectorEnv when num_threads <= 1, else a ThreadedVectorEnv.
+std::unique_ptr<VectorEnv> make_vector_env(const std::string& id, std::int64_t n, int num_threads = 1,
+                                           const YAML::Node& kwargs = YAML::Node());
+
+}  // namespace rlzoo

@@ -1,0 +1,127 @@
+// Vector envs: same-step autoreset keeps the final observation; threads change nothing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/vector/vector_env.h"
+#include "tests/core/test_envs.h"
+
+namespace rlzoo {
+namespace {
+
+std::vector<std::unique_ptr<Env>> walk_envs(int n, int goal = 2, std::int64_t max_steps = 0) {
+  std::vector<std::unique_ptr<Env>> envs;
+  for (int i = 0; i < n; ++i) envs.push_back(std::make_unique<test::WalkEnv>(goal, max_steps));
+  return envs;
+}
+
+TEST(VectorEnv, SameStepAutoresetKeepsFinalObservation) {
+  SyncVectorEnv venv(walk_envs(2, 2));
+  venv.reset(0);
+  // Walk env 0 right until it terminates at +2; env 1 stays.
+  std::vector<std::int64_t> actions{2, 1};
+  int steps = 0;
+  while (!venv.terminated()[0]) {
+    venv.step(std::span<const std::int64_t>(actions));
+    ASSERT_LT(++steps, 10);
+  }
+  EXPECT_EQ(venv.final_observations<float>()[0], 2.0f);      // the true last observation
+  EXPECT_EQ(venv.rewards()[0], 2.0);                         // reward of the final step
+  EXPECT_EQ(venv.episode_lengths()[0], steps);
+  const float first = venv.observations<float>()[0];         // first obs of the next episode
+  EXPECT_TRUE(first >= -1 && first <= 1);
+  EXPECT_FALSE(venv.terminated()[1]);
+  EXPECT_EQ(venv.env(0).elapsed_steps(), 0);
+  // The next step continues normally (no extra reset step, unlike next-step autoreset).
+  actions[0] = 1;
+  venv.step(std::span<const std::int64_t>(actions));
+  EXPECT_FALSE(venv.terminated()[0]);
+  EXPECT_EQ(venv.env(0).elapsed_steps(), 1);
+}
+
+TEST(VectorEnv, TruncationIsReportedWithFinalObservation) {
+  SyncVectorEnv venv(walk_envs(3, 100, 4));
+  venv.reset(1);
+  const float start0 = venv.observations<float>()[0], start1 = venv.observations<float>()[1];
+  std::vector<std::int64_t> actions{2, 0, 1};
+  for (int t = 0; t < 4; ++t) venv.step(std::span<const std::int64_t>(actions));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(venv.truncated()[static_cast<std::size_t>(i)]);
+    EXPECT_FALSE(venv.terminated()[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(venv.episode_lengths()[static_cast<std::size_t>(i)], 4);
+  }
+  EXPECT_EQ(venv.final_observations<float>()[0], start0 + 4);
+  EXPECT_EQ(venv.final_observations<float>()[1], start1 - 4);
+}
+
+TEST(VectorEnv, ThreadedMatchesSyncForAnyThreadCount) {
+  const int n = 37;
+  SyncVectorEnv sync(walk_envs(n, 3));
+  ThreadedVectorEnv threaded(walk_envs(n, 3), 3);
+  sync.reset(5);
+  threaded.reset(5);
+  Rng rng(9);
+  std::vector<std::int64_t> actions(n);
+  for (int t = 0; t < 200; ++t) {
+    for (auto& a : actions) a = static_cast<std::int64_t>(rng.below(3));
+    sync.step(std::span<const std::int64_t>(actions));
+    threaded.step(std::span<const std::int64_t>(actions));
+    ASSERT_TRUE(std::equal(sync.observation_bytes().begin(), sync.observation_bytes().end(),
+                           threaded.observation_bytes().begin()));
+    ASSERT_TRUE(std::ranges::equal(sync.rewards(), threaded.rewards()));
+    ASSERT_TRUE(std::ranges::equal(sync.terminated(), threaded.terminated()));
+  }
+}
+
+TEST(VectorEnv, EnvErrorInAWorkerThreadReachesTheCaller) {
+  ThreadedVectorEnv venv(walk_envs(8), 2);
+  venv.reset(0);
+  std::vector<std::int64_t> actions(8, 1);
+  actions[7] = 5;  // env 7 is in the second thread's slice
+  try {
+    venv.step(std::span<const std::int64_t>(actions));
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("invalid action 5"));
+  }
+}
+
+TEST(VectorEnv, WrongActionBatchSizeAndMixedSpacesAreErrors) {
+  SyncVectorEnv venv(walk_envs(4));
+  venv.reset(0);
+  std::vector<std::int64_t> actions(3, 1);
+  EXPECT_THROW(venv.step(std::span<const std::int64_t>(actions)), UserError);
+  std::vector<std::unique_ptr<Env>> mixed;
+  mixed.push_back(std::make_unique<test::WalkEnv>(2));
+  mixed.push_back(std::make_unique<test::WalkEnv>(3));
+  EXPECT_THROW(SyncVectorEnv(std::move(mixed)), UserError);
+}
+
+TEST(VectorEnv, ActionMasksAreBatched) {
+  std::vector<std::unique_ptr<Env>> envs;
+  for (int i = 0; i < 2; ++i) envs.push_back(std::make_unique<test::MaskedEnv>());
+  SyncVectorEnv venv(std::move(envs));
+  venv.reset(0);
+  ASSERT_EQ(venv.action_masks().size(), 8u);
+  std::vector<std::int64_t> actions{0, 3};
+  venv.step(std::span<const std::int64_t>(actions));
+  EXPECT_EQ(venv.action_masks()[0], 0);
+  EXPECT_EQ(venv.action_masks()[4], 0);
+  EXPECT_EQ(venv.action_masks()[5], 1);
+}
+
+TEST(WorkerPool, RunsEveryIndexOnceAndPropagatesErrors) {
+  WorkerPool pool(3);
+  std::vector<std::atomic<int>> hits(3);
+  for (int rep = 0; rep < 100; ++rep) pool.run([&](int k) { hits[static_cast<std::size_t>(k)]++; });
+  for (auto& h : hits) EXPECT_EQ(h.load(), 100);
+  EXPECT_THROW(pool.run([](int k) {
+    if (k == 2) throw UserError("boom");
+  }),
+               UserError);
+  pool.run([&](int k) { hits[static_cast<std::size_t>(k)]++; });  // still usable after an error
+  EXPECT_EQ(hits[2].load(), 101);
+  EXPECT_THROW(WorkerPool(0), UserError);
+}
+
+}  // namespace
+}  // namespace rlzoo
