@@ -1,0 +1,98 @@
+// The rlzoo executable: commands work, user errors are one clear line with a non-zero exit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+test::CommandResult rlzoo(const std::string& args, const std::string& input = "") {
+  return test::run_command("'" + test::cli_path() + "' " + args, input);
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, VersionAndList) {
+  auto r = rlzoo("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("rlzoo 0."));
+  r = rlzoo("list");
+  EXPECT_EQ(r.status, 0);
+  for (const char* id : {"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Pendulum-v1"})
+    EXPECT_THAT(r.out, HasSubstr(id));
+}
+
+TEST(Cli, EnvInfoShowsSpacesAndLimits) {
+  const auto r = rlzoo("env info CartPole-v1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("action space:      Discrete(2)"));
+  EXPECT_THAT(r.out, HasSubstr("max_episode_steps: 500"));
+  EXPECT_THAT(r.out, HasSubstr("reward_threshold:  475"));
+}
+
+TEST(Cli, UnknownEnvIsOneLineWithSuggestion) {
+  const auto r = rlzoo("env info CartPole-v2");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("rlzoo: error: unknown env 'CartPole-v2'; did you mean: CartPole-v1?"));
+  EXPECT_THAT(r.err, Not(HasSubstr("terminate")));
+}
+
+TEST(Cli, UnknownCommandOrFlagFails) {
+  EXPECT_NE(rlzoo("frobnicate").status, 0);
+  EXPECT_NE(rlzoo("env info").status, 0);
+  EXPECT_NE(rlzoo("bench env --repeats 0").status, 0);
+}
+
+TEST(Cli, ReplayErrorsNameTheInputLine) {
+  auto r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0,0], \"actions\": [0]}\nnot json\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(count_lines(r.out), 1);  // the first case was answered before the error
+  EXPECT_THAT(r.err, HasSubstr("stdin line 2: invalid JSON"));
+  r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0], \"actions\": [0]}\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("stdin line 1:"));
+  EXPECT_THAT(r.err, HasSubstr("CartPole-v1"));
+  r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0,0], \"actions\": [7]}\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("invalid action 7"));
+}
+
+TEST(Cli, ReplayStopsAtTheFirstDoneStepAndReportsState) {
+  // A pole leaning right past the threshold terminates on the first step.
+  const auto r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0.2094,0], \"actions\": [1,1,1]}\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["obs"].size(), 1u);
+  EXPECT_EQ(j["terminated"][0], true);
+  EXPECT_EQ(j["state"][0].size(), 4u);
+}
+
+TEST(Cli, BenchEnvPrintsJsonLinesWithBaselines) {
+  const auto r = rlzoo("bench env --seconds 0.01 --repeats 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  int measured = 0, references = 0;
+  while (std::getline(lines, line)) {
+    const auto j = nlohmann::json::parse(line);
+    ASSERT_TRUE(j.contains("bench") && j.contains("value") && j.contains("unit") && j.contains("baseline")) << line;
+    EXPECT_GT(j["value"].get<double>(), 0.0) << line;
+    if (j.value("reference", false))
+      ++references;
+    else
+      ++measured;
+  }
+  EXPECT_EQ(measured, 7);  // raw loop, single env, sync x3, threaded x2
+  EXPECT_EQ(references, 3);
+}
+
+}  // namespace
+}  // namespace rlzoo
