@@ -1,0 +1,35 @@
+// SB3's progress.csv: one row per dump, one column per key. The header comes from the keys of
+// the first dump; when a later dump brings new keys, the file is rewritten with the extended
+// header and empty cells for the old rows (new columns go last, sorted), so every row always
+// has every column. Strings are quoted ("" inside); numbers are written in full.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/logging/log_sink.h"
+
+namespace rlzoo {
+
+class CsvSink : public LogSink {
+ public:
+  // Creates `path` (and its directory), truncating an existing file as SB3 does. Throws
+  // UserError naming the path when it cannot.
+  explicit CsvSink(std::filesystem::path path);
+
+  std::string_view name() const override { return "csv"; }
+  // Appends a row (rewriting the file first when new keys appear). Throws UserError on I/O errors.
+  void write(std::span<const LogEntry> entries, std::int64_t step) override;
+
+  const std::filesystem::path& path() const { return path_; }
+  const std::vector<std::string>& columns() const { return columns_; }
+
+ private:
+  void rewrite_with_columns(std::size_t old_count);
+
+  std::filesystem::path path_;
+  std::vector<std::string> columns_;  // header order
+};
+
+}  // namespace rlzoo
