@@ -1,4 +1,45 @@
 #include "envs/classic_control/register.h"
+
+#include <memory>
+
+#include "core/registry/env_registry.h"
+#include "envs/classic_control/acrobot.h"
+#include "envs/classic_control/cartpole.h"
+#include "envs/classic_control/mountain_car.h"
+#include "envs/classic_control/mountain_car_continuous.h"
+#include "envs/classic_control/pendulum.h"
+
 namespace rlzoo {
-void register_classic_control_envs() {}
+
+namespace {
+
+// The factory of an env whose constructor takes its validated keyword-argument struct.
+template <class E, class Config>
+EnvEntry entry(std::int64_t max_episode_steps, std::optional<double> reward_threshold, std::string description) {
+  EnvEntry e;
+  e.factory = [](const YAML::Node& kwargs, const ConfigContext& ctx) -> std::unique_ptr<Env> {
+    return std::make_unique<E>(parse_config<Config>(kwargs, ctx));
+  };
+  e.max_episode_steps = max_episode_steps;
+  e.reward_threshold = reward_threshold;
+  e.description = std::move(description);
+  return e;
+}
+
+}  // namespace
+
+void register_classic_control_envs() {
+  register_env(CartPoleEnv::kId,
+               entry<CartPoleEnv, CartPoleConfig>(500, 475.0, "Balance a pole on a cart by pushing it left or right"));
+  register_env(AcrobotEnv::kId, entry<AcrobotEnv, AcrobotConfig>(
+                                    500, -100.0, "Swing a two-link arm, actuated at the elbow, above a line"));
+  register_env(MountainCarEnv::kId,
+               entry<MountainCarEnv, MountainCarConfig>(200, -110.0, "Drive an underpowered car up a hill (discrete)"));
+  register_env(MountainCarContinuousEnv::kId,
+               entry<MountainCarContinuousEnv, MountainCarContinuousConfig>(
+                   999, 90.0, "Drive an underpowered car up a hill with a continuous, penalised force"));
+  register_env(PendulumEnv::kId, entry<PendulumEnv, PendulumConfig>(
+                                     200, std::nullopt, "Swing a pendulum up and keep it upright (continuous torque)"));
+}
+
 }  // namespace rlzoo

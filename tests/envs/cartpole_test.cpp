@@ -1,0 +1,187 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/config/context.h"
+#include "core/env/conformance.h"
+#include "envs/classic_control/cartpole.h"
+#include "tests/envs/env_test_util.h"
+
+namespace rlzoo {
+namespace {
+
+using test::EnvHarness;
+using test::f32;
+
+constexpr double kThetaThreshold = 0.20943951023931953;  // 12 degrees, Gymnasium's value
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// One explicit-Euler step written out from the equations (x * x for squares; the env uses
+// libm pow like Gymnasium, which can differ in the last bit).
+std::vector<double> euler_step(const std::vector<double>& s, double force) {
+  const double g = 9.8, mp = 0.1, total = 1.1, l = 0.5, tau = 0.02;
+  const double c = std::cos(s[2]), sn = std::sin(s[2]);
+  const double temp = (force + mp * l * s[3] * s[3] * sn) / total;
+  const double thetaacc = (g * sn - c * temp) / (l * (4.0 / 3.0 - mp * c * c / total));
+  const double xacc = temp - mp * l * thetaacc * c / total;
+  return {s[0] + tau * s[1], s[1] + tau * xacc, s[2] + tau * s[3], s[3] + tau * thetaacc};
+}
+
+void expect_state_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-14) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "state[" << i << "]";
+}
+
+TEST(CartPole, SpacesAndRegistration) {
+  EnvHarness h("CartPole-v1");
+  const Space& os = h.env().observation_space();
+  ASSERT_TRUE(os.is_box());
+  EXPECT_EQ(os.dtype(), DType::Float32);
+  EXPECT_EQ(os.shape(), Shape({4}));
+  const double fmax = std::numeric_limits<float>::max();
+  EXPECT_EQ(os.high(), (std::vector<double>{4.800000190734863, fmax, 0.41887903213500977, fmax}));
+  EXPECT_EQ(os.low(), (std::vector<double>{-4.800000190734863, -fmax, -0.41887903213500977, -fmax}));
+  EXPECT_EQ(h.env().action_space(), Space::discrete(2));
+  EXPECT_EQ(h.env().max_episode_steps(), 500);
+  EXPECT_EQ(h.env().spec().reward_threshold, 475.0);
+}
+
+TEST(CartPole, OneStepFollowsTheEquations) {
+  EnvHarness h("CartPole-v1");
+  const std::vector<double> s{0.1, -0.2, 0.05, 0.3};
+  for (const std::int64_t action : {0, 1}) {
+    const StepResult r = h.step_from(s, action);
+    const auto want = euler_step(s, action == 1 ? 10.0 : -10.0);
+    expect_state_near(h.state(), want);
+    test::expect_obs(h.obs(), h.state());
+    EXPECT_EQ(r.reward, 1.0);
+    EXPECT_FALSE(r.terminated);
+    EXPECT_FALSE(r.truncated);
+  }
+}
+
+TEST(CartPole, ResetDrawsFromTheSeededRange) {
+  EnvHarness h("CartPole-v1");
+  h.reset(7);
+  const auto first = h.state();
+  for (double v : first) {
+    EXPECT_GE(v, -0.05);
+    EXPECT_LT(v, 0.05);
+  }
+  test::expect_obs(h.obs(), first);
+  h.reset(7);
+  EXPECT_EQ(h.state(), first);
+  h.reset(8);
+  EXPECT_NE(h.state(), first);
+}
+
+// With zero velocities a step leaves x and theta where they are, so the thresholds can be hit
+// exactly: the tests are strict inequalities.
+TEST(CartPole, TerminationThresholds) {
+  EnvHarness h("CartPole-v1");
+  struct Case {
+    std::vector<double> state;
+    bool terminated;
+  };
+  const Case cases[] = {
+      {{2.4, 0, 0, 0}, false},
+      {{std::nextafter(2.4, kInf), 0, 0, 0}, true},
+      {{-2.4, 0, 0, 0}, false},
+      {{std::nextafter(-2.4, -kInf), 0, 0, 0}, true},
+      {{0, 0, kThetaThreshold, 0}, false},
+      {{0, 0, std::nextafter(kThetaThreshold, kInf), 0}, true},
+      {{0, 0, -kThetaThreshold, 0}, false},
+      {{0, 0, std::nextafter(-kThetaThreshold, -kInf), 0}, true},
+      // Moving across the line during the step.
+      {{2.39, 1.0, 0, 0}, true},
+      {{2.39, 0.49, 0, 0}, false},
+  };
+  for (const Case& c : cases) {
+    h.reset();
+    const StepResult r = h.step_from(c.state, std::int64_t{1});
+    EXPECT_EQ(r.terminated, c.terminated) << "x " << c.state[0] << " theta " << c.state[2];
+    EXPECT_EQ(r.reward, 1.0) << "the terminating step is rewarded too";
+    EXPECT_EQ(h.state()[0], c.state[0] + 0.02 * c.state[1]);
+  }
+}
+
+TEST(CartPole, SuttonBartoReward) {
+  EnvHarness h("CartPole-v1", "{sutton_barto_reward: true}");
+  EXPECT_EQ(h.step_from({0, 0, 0, 0}, 1).reward, 0.0);
+  const StepResult r = h.step_from({2.4, 1.0, 0, 0}, 1);
+  EXPECT_TRUE(r.terminated);
+  EXPECT_EQ(r.reward, -1.0);
+  // The flag changes the reward only.
+  EnvHarness plain("CartPole-v1");
+  h.reset();
+  h.step_from({0.1, -0.2, 0.05, 0.3}, 0);
+  plain.step_from({0.1, -0.2, 0.05, 0.3}, 0);
+  EXPECT_EQ(h.state(), plain.state());
+}
+
+TEST(CartPole, TruncatedExactlyAtTheTimeLimit) {
+  EnvHarness h("CartPole-v1");
+  for (int t = 1; t < 500; ++t) {
+    const StepResult r = h.step_from({0, 0, 0, 0}, t % 2);
+    ASSERT_FALSE(r.done()) << "step " << t;
+  }
+  const StepResult r = h.step_from({0, 0, 0, 0}, 1);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_FALSE(r.terminated);
+  EXPECT_EQ(h.env().info().episode_length, 500);
+  EXPECT_EQ(h.env().info().episode_return, 500.0);
+  EXPECT_THROW(h.step(1), UserError);
+}
+
+TEST(CartPole, TerminatedAndTruncatedOnTheSameStep) {
+  EnvHarness h("CartPole-v1");
+  for (int t = 1; t < 500; ++t) ASSERT_FALSE(h.step_from({0, 0, 0, 0}, 0).done());
+  const StepResult r = h.step_from({2.4, 1.0, 0, 0}, 1);
+  EXPECT_TRUE(r.terminated);
+  EXPECT_TRUE(r.truncated);
+}
+
+TEST(CartPole, InvalidActionNamesEnvAndAction) {
+  EnvHarness h("CartPole-v1");
+  for (const std::int64_t bad : {2, -1}) {
+    try {
+      h.step(bad);
+      FAIL() << "action " << bad << " was accepted";
+    } catch (const UserError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("CartPole-v1"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("invalid action " + std::to_string(bad)), std::string::npos) << msg;
+      EXPECT_NE(msg.find("Discrete(2)"), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(CartPole, KwargErrorsNameTheKey) {
+  try {
+    EnvHarness h("CartPole-v1", "{sutton_barto: true}");
+    FAIL() << "unknown key accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sutton_barto"), std::string::npos) << e.what();
+  }
+  try {
+    EnvHarness h("CartPole-v1", "{sutton_barto_reward: 3}");
+    FAIL() << "a number accepted as bool";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sutton_barto_reward"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CartPole, SetStateChecksTheSize) {
+  EnvHarness h("CartPole-v1");
+  EXPECT_THROW(h.set_state({0, 0, 0}), UserError);
+}
+
+TEST(CartPole, Conformance) {
+  const auto report = check_env_conformance(test::registered("CartPole-v1"));
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_GT(report.steps, 0);
+}
+
+}  // namespace
+}  // namespace rlzoo
