@@ -66,8 +66,9 @@ TEST(Cli, ReplayErrorsNameTheInputLine) {
 }
 
 TEST(Cli, ReplayStopsAtTheFirstDoneStepAndReportsState) {
-  // A pole leaning right past the threshold terminates on the first step.
-  const auto r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0.2094,0], \"actions\": [1,1,1]}\n");
+  // A pole already past the 12-degree threshold terminates on the first step (Euler moves
+  // theta by tau * the old theta_dot = 0).
+  const auto r = rlzoo("env replay", "{\"env\": \"CartPole-v1\", \"initial_state\": [0,0,0.25,0], \"actions\": [1,1,1]}\n");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["obs"].size(), 1u);
