@@ -9,13 +9,15 @@
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
 #include "core/vector/vector_env.h"
+#include "envs/classic_control/numerics.h"
 
 namespace rlzoo::cli {
 
 namespace {
 
-// The baseline: CartPole's dynamics written inline with no API around them (same arithmetic
-// as envs/classic_control/cartpole, reset on termination, actions from the same table).
+// The baseline: CartPole's dynamics written inline with no API around them: the same
+// arithmetic as envs/classic_control/cartpole (including Gymnasium's pow-based squares, so
+// both do identical work), reset on termination, actions from the same table.
 struct RawCartPole {
   double x = 0, x_dot = 0, theta = 0, theta_dot = 0;
   Rng rng{1};
@@ -34,8 +36,8 @@ struct RawCartPole {
     for (std::int64_t i = 0; i < steps; ++i) {
       const double force = actions[static_cast<std::size_t>(t++) & mask] == 1 ? fmag : -fmag;
       const double c = std::cos(theta), s = std::sin(theta);
-      const double temp = (force + pml * theta_dot * theta_dot * s) / total;
-      const double thetaacc = (g * s - c * temp) / (l * (4.0 / 3.0 - mp * c * c / total));
+      const double temp = (force + pml * classic_control::py_square(theta_dot) * s) / total;
+      const double thetaacc = (g * s - c * temp) / (l * (4.0 / 3.0 - mp * classic_control::py_square(c) / total));
       const double xacc = temp - pml * thetaacc * c / total;
       x += tau * x_dot;
       x_dot += tau * xacc;

@@ -1,0 +1,55 @@
+// py_square must return exactly what libm's pow(x, 2) returns (Gymnasium's `x ** 2`), for
+// every input: the fast path may only skip pow() where the result is provably the same.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "core/common/rng.h"
+#include "envs/classic_control/numerics.h"
+
+namespace rlzoo::classic_control {
+namespace {
+
+void expect_same(double x) {
+  const double want = libm_square(x), got = py_square(x);
+  ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(want)) << "x = " << x;
+}
+
+TEST(Numerics, PySquareMatchesPowOnMillionsOfInputs) {
+  Rng rng(2024);
+  int differs_from_product = 0;
+  for (int i = 0; i < 3'000'000; ++i) {
+    // Values across the magnitudes the envs see (|x| < 1e3) and beyond.
+    const double x = (rng.uniform() - 0.5) * std::ldexp(1.0, static_cast<int>(rng.below(40)) - 20);
+    expect_same(x);
+    if (py_square(x) != x * x) ++differs_from_product;
+  }
+  // The reason py_square exists: pow differs from x * x for some inputs.
+  EXPECT_GT(differs_from_product, 0);
+}
+
+TEST(Numerics, PySquareEdgeValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double x : {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, std::sqrt(2.0), 1e-300, 1e300, 0x1p-450, 0x1p450,
+                   std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::max(), inf, -inf})
+    expect_same(x);
+  EXPECT_TRUE(std::isnan(py_square(std::nan(""))));
+  // Just above and below powers of two, where the neighbour gaps differ.
+  for (int e = -30; e <= 30; ++e) {
+    const double p = std::ldexp(1.0, e);
+    expect_same(std::sqrt(p));
+    expect_same(std::nextafter(std::sqrt(p), 0.0));
+    expect_same(std::nextafter(std::sqrt(p), inf));
+  }
+}
+
+TEST(Numerics, PyModIsFloored) {
+  EXPECT_DOUBLE_EQ(py_mod(-1.0, 3.0), 2.0);
+  EXPECT_DOUBLE_EQ(py_mod(1.0, -3.0), -2.0);
+  EXPECT_DOUBLE_EQ(py_mod(7.0, 3.0), 1.0);
+}
+
+}  // namespace
+}  // namespace rlzoo::classic_control
