@@ -3,11 +3,15 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace rlzoo::cli {
 
 void add_list_command(CLI::App& app);
 void add_env_commands(CLI::App& app);
 void add_bench_commands(CLI::App& app);
+#ifdef RLZOO_WITH_TORCH
+void add_train_commands(CLI::App& app, const std::string& command_line);
+#endif
 
 }  // namespace rlzoo::cli

@@ -7,15 +7,26 @@
 #include "apps/commands.h"
 #include "core/common/error.h"
 #include "envs/builtin.h"
+#ifdef RLZOO_WITH_TORCH
+#include "algorithms/builtin.h"
+#endif
 
 int main(int argc, char** argv) {
   rlzoo::register_builtin_envs();
+#ifdef RLZOO_WITH_TORCH
+  rlzoo::register_builtin_algorithms();
+#endif
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   CLI::App app{"rlzoo: reinforcement learning in C++ on LibTorch"};
   app.set_version_flag("--version", std::string("rlzoo ") + RLZOO_VERSION);
   app.require_subcommand(1);
   rlzoo::cli::add_list_command(app);
   rlzoo::cli::add_env_commands(app);
   rlzoo::cli::add_bench_commands(app);
+#ifdef RLZOO_WITH_TORCH
+  rlzoo::cli::add_train_commands(app, command_line);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

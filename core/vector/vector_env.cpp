@@ -1,6 +1,7 @@
 #include "core/vector/vector_env.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -87,10 +88,19 @@ ThreadedVectorEnv::ThreadedVectorEnv(std::vector<std::unique_ptr<Env>> envs, int
     : VectorEnv(std::move(envs)), pool_(num_threads) {}
 
 void ThreadedVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  // Threads take chunks from a shared counter rather than one fixed slice each, so that a
+  // thread descheduled by another process (machines are shared) delays only its chunk while
+  // the others take the rest. Each env is still stepped exactly once, so results do not
+  // depend on which thread steps it.
   const std::int64_t n = num_envs(), t = pool_.num_threads();
-  pool_.run([&](int k) {
-    const std::int64_t begin = n * k / t, end = n * (k + 1) / t;
-    if (begin < end) fn(begin, end);
+  const std::int64_t chunk = std::max<std::int64_t>(16, n / (t * 8));
+  std::atomic<std::int64_t> next{0};
+  pool_.run([&](int) {
+    while (true) {
+      const std::int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+      if (begin >= n) break;
+      fn(begin, std::min(n, begin + chunk));
+    }
   });
 }
 

@@ -12,8 +12,8 @@
 // observation of the next episode. rewards/terminated/truncated row i are those of the final
 // step. A learner bootstraps a truncated episode from final_observation row i.
 //
-// SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv splits them into
-// contiguous slices stepped by a pool of threads (the caller's thread is one of them). Both
+// SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv has a pool of threads
+// (the caller's thread is one of them) take contiguous chunks of envs from a shared counter. Both
 // give identical results for identical seeds and actions.
 #pragma once
 

@@ -1,0 +1,100 @@
+// The high-level agent API.
+//
+//   auto agent = rlzoo::make_agent("ppo", "CartPole-v1", overrides);   // or Agent::from_preset(path)
+//   agent->learn(100'000);                 // continues from num_timesteps() when called again
+//   auto actions = agent->act(obs);         // batch of raw observations -> actions
+//   auto score = agent->evaluate(20);       // deterministic episodes on a fresh env
+//   agent->save("runs/cartpole/final");     // everything needed to act or to continue training
+//   auto again = rlzoo::load_agent("runs/cartpole/final");
+//
+// Algorithms implement Agent and register themselves in the algorithm registry
+// (agents/algorithm_registry.h); agents/ never includes algorithms/.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+#include "agents/callbacks.h"
+#include "core/checkpoint/writer.h"
+#include "core/config/context.h"
+#include "core/env/env.h"
+
+namespace rlzoo {
+
+// Per-call extras for act(). Unset tensors are simply absent.
+struct ActOptions {
+  bool deterministic = true;
+  torch::Tensor action_mask;     // [B, n] bool: legal actions (Discrete)
+  torch::Tensor recurrent_state;  // recurrent policies: state from the previous call
+  torch::Tensor episode_start;   // [B] bool: the observation starts an episode
+  torch::Tensor target_return;   // [B] return-conditioned policies (Decision Transformer)
+};
+
+struct EvalResult {
+  std::vector<double> returns;
+  std::vector<std::int64_t> lengths;
+  double mean_return() const;
+  double std_return() const;
+  double mean_length() const;
+};
+
+class Agent {
+ public:
+  virtual ~Agent() = default;
+
+  // A validated preset file -> a fresh agent. Overrides are "key.path=value" strings.
+  static std::unique_ptr<Agent> from_preset(const std::string& path, const std::vector<std::string>& overrides = {});
+
+  virtual std::string algorithm() const = 0;
+  virtual const EnvSpec& env_spec() const = 0;
+  // The resolved preset (every default filled in), as saved with the agent.
+  virtual YAML::Node config() const = 0;
+
+  // Trains until num_timesteps() has grown by `timesteps` env steps (or a callback stops it).
+  virtual void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) = 0;
+  virtual std::int64_t num_timesteps() const = 0;
+
+  // Actions for a batch of raw (unnormalised) observations, one tensor per observation field
+  // ([B, ...] each; see agents/nets/observation.h). Returns [B] int64 for Discrete actions or
+  // [B, d] float32 clipped to the bounds for Box actions. Normaliser statistics are not updated.
+  virtual torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) = 0;
+  torch::Tensor act(const torch::Tensor& obs, const ActOptions& options = {}) { return act(std::vector{obs}, options); }
+  // Convenience: one observation in the observation space's memory layout.
+  torch::Tensor act_one(ConstBytes observation, const ActOptions& options = {});
+
+  // Runs `episodes` episodes on a fresh env (made as in training, seeded from `seed`) and
+  // returns their returns and lengths.
+  virtual EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000);
+
+  // Everything needed to act or to continue training, as checkpoint blobs: start from
+  // agent_checkpoint_writer(*this) (agents/agent_checkpoint.h), then add the algorithm's state.
+  virtual CheckpointWriter checkpoint() const = 0;
+  // Writes checkpoint() into `dir` atomically (an existing dir is replaced).
+  void save(const std::string& dir) const;
+
+  // Where learn() writes CSV and TensorBoard logs ("" : console only), and whether it shows a
+  // progress bar. Learners report through agents/training_monitor.h.
+  void set_log_dir(std::string dir) { log_dir_ = std::move(dir); }
+  const std::string& log_dir() const { return log_dir_; }
+  void set_progress_bar(bool on) { progress_bar_ = on; }
+  bool progress_bar() const { return progress_bar_; }
+
+ private:
+  std::string log_dir_;
+  bool progress_bar_ = true;
+};
+
+// Makes an agent for `env_id` with the algorithm's defaults, then `overrides` applied
+// ("hyperparams.learning_rate=0.001", "n_timesteps=1e5", ...).
+std::unique_ptr<Agent> make_agent(const std::string& algorithm, const std::string& env_id,
+                                  const std::vector<std::string>& overrides = {});
+// An agent from a preset already loaded as YAML (source names it in errors).
+std::unique_ptr<Agent> make_agent_from_yaml(YAML::Node preset, const ConfigContext& ctx);
+// Restores an agent saved with Agent::save (or a run's checkpoint directory).
+std::unique_ptr<Agent> load_agent(const std::string& dir);
+
+}  // namespace rlzoo

@@ -1,0 +1,30 @@
+#include "agents/algorithm_registry.h"
+
+#include "core/registry/env_registry.h"
+
+namespace rlzoo {
+
+Registry<AlgorithmEntry>& algorithm_registry() {
+  static Registry<AlgorithmEntry> registry("algorithm");
+  return registry;
+}
+
+void register_algorithm(const std::string& id, AlgorithmEntry entry) { algorithm_registry().add(id, std::move(entry)); }
+
+AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx) {
+  AgentSetup setup{parse_config<PresetConfig>(preset, ctx), ctx};
+  // Unknown ids are reported against the preset's lines.
+  auto check_id = [&](const char* key, bool known, const std::function<void()>& lookup) {
+    if (known) return;
+    try {
+      lookup();
+    } catch (const UserError& e) {
+      ctx.child(key).fail(preset[key], e.what());
+    }
+  };
+  check_id("algo", algorithm_registry().contains(setup.preset.algo), [&] { algorithm_registry().get(setup.preset.algo); });
+  check_id("env", env_registry().contains(setup.preset.env), [&] { env_registry().get(setup.preset.env); });
+  return setup;
+}
+
+}  // namespace rlzoo

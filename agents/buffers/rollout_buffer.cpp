@@ -1,0 +1,101 @@
+#include "agents/buffers/rollout_buffer.h"
+
+#include <fmt/format.h>
+
+#include "core/common/error.h"
+
+namespace rlzoo {
+
+RolloutBuffer::RolloutBuffer(std::int64_t n_steps, std::int64_t n_envs) : n_steps_(n_steps), n_envs_(n_envs) {
+  if (n_steps < 1 || n_envs < 1)
+    throw UserError(fmt::format("rollout buffer needs n_steps >= 1 and n_envs >= 1, got {} and {}", n_steps, n_envs));
+  const auto f = torch::TensorOptions().dtype(torch::kFloat32);
+  rewards_ = torch::zeros({n_steps, n_envs}, f);
+  dones_ = torch::zeros({n_steps, n_envs}, f);
+  values_ = torch::zeros({n_steps, n_envs}, f);
+  log_probs_ = torch::zeros({n_steps, n_envs}, f);
+  advantages_ = torch::zeros({n_steps, n_envs}, f);
+  returns_ = torch::zeros({n_steps, n_envs}, f);
+}
+
+namespace {
+torch::Tensor storage_for(const torch::Tensor& row, std::int64_t n_steps) {
+  std::vector<std::int64_t> sizes{n_steps};
+  for (auto d : row.sizes()) sizes.push_back(d);
+  return torch::zeros(sizes, row.options());
+}
+}  // namespace
+
+void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
+                        const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& values,
+                        const torch::Tensor& log_probs, const torch::Tensor& action_masks) {
+  RLZOO_CHECK(pos_ < n_steps_, "rollout buffer is full");
+  if (obs_.empty()) {
+    for (const auto& o : obs) obs_.push_back(storage_for(o, n_steps_));
+    actions_ = storage_for(actions, n_steps_);
+    if (action_masks.defined()) masks_ = storage_for(action_masks, n_steps_);
+  }
+  RLZOO_CHECK(obs.size() == obs_.size());
+  for (std::size_t i = 0; i < obs.size(); ++i) obs_[i][pos_].copy_(obs[i]);
+  actions_[pos_].copy_(actions);
+  rewards_[pos_].copy_(rewards);
+  dones_[pos_].copy_(dones);
+  values_[pos_].copy_(values);
+  log_probs_[pos_].copy_(log_probs);
+  if (masks_.defined()) masks_[pos_].copy_(action_masks);
+  ++pos_;
+}
+
+void RolloutBuffer::compute_returns_and_advantages(const torch::Tensor& last_values, double gamma, double gae_lambda) {
+  RLZOO_CHECK(full(), "GAE needs a full rollout");
+  // Plain loops over [T, N] accessors: T*N is small and this avoids ~T tiny tensor ops.
+  auto r = rewards_.accessor<float, 2>();
+  auto d = dones_.accessor<float, 2>();
+  auto v = values_.accessor<float, 2>();
+  auto adv = advantages_.accessor<float, 2>();
+  auto last = last_values.contiguous();
+  const float* lv = last.data_ptr<float>();
+  for (std::int64_t i = 0; i < n_envs_; ++i) {
+    double gae = 0.0;
+    for (std::int64_t t = n_steps_ - 1; t >= 0; --t) {
+      const double next_value = t + 1 < n_steps_ ? v[t + 1][i] : lv[i];
+      const double not_done = 1.0 - d[t][i];
+      const double delta = r[t][i] + gamma * next_value * not_done - v[t][i];
+      gae = delta + gamma * gae_lambda * not_done * gae;
+      adv[t][i] = static_cast<float>(gae);
+    }
+  }
+  returns_ = advantages_ + values_;
+}
+
+std::vector<RolloutBuffer::Batch> RolloutBuffer::minibatches(std::int64_t batch_size) const {
+  const std::int64_t total = n_steps_ * n_envs_;
+  RLZOO_CHECK(batch_size >= 1);
+  const auto perm = torch::randperm(total, torch::TensorOptions().dtype(torch::kInt64));
+  auto flat = [&](const torch::Tensor& t) {
+    std::vector<std::int64_t> sizes{total};
+    for (std::int64_t k = 2; k < t.dim(); ++k) sizes.push_back(t.size(k));
+    return t.reshape(sizes);
+  };
+  std::vector<torch::Tensor> obs;
+  for (const auto& o : obs_) obs.push_back(flat(o));
+  const auto actions = flat(actions_), values = flat(values_), log_probs = flat(log_probs_),
+             advantages = flat(advantages_), returns = flat(returns_);
+  const auto masks = masks_.defined() ? flat(masks_) : torch::Tensor();
+  std::vector<Batch> out;
+  for (std::int64_t start = 0; start < total; start += batch_size) {
+    const auto idx = perm.slice(0, start, std::min(total, start + batch_size));
+    Batch b;
+    for (const auto& o : obs) b.obs.push_back(o.index_select(0, idx));
+    b.actions = actions.index_select(0, idx);
+    b.old_values = values.index_select(0, idx);
+    b.old_log_probs = log_probs.index_select(0, idx);
+    b.advantages = advantages.index_select(0, idx);
+    b.returns = returns.index_select(0, idx);
+    if (masks.defined()) b.action_masks = masks.index_select(0, idx);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace rlzoo

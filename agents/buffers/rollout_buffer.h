@@ -1,0 +1,55 @@
+// The on-policy rollout buffer: n_steps x n_envs transitions, GAE(lambda) advantages, and
+// shuffled minibatches.
+//
+// Truncated episodes are bootstrapped by the caller, as Stable-Baselines3 does: when env i is
+// truncated (not terminated) at step t, add gamma * V(final observation of i) to its reward
+// before add(); `dones` then marks every episode end (terminated or truncated), where the
+// advantage recursion stops.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace rlzoo {
+
+class RolloutBuffer {
+ public:
+  struct Batch {
+    std::vector<torch::Tensor> obs;  // one tensor per observation field, [B, ...]
+    torch::Tensor actions, old_values, old_log_probs, advantages, returns;
+    torch::Tensor action_masks;      // [B, n] bool, or undefined
+  };
+
+  RolloutBuffer(std::int64_t n_steps, std::int64_t n_envs);
+
+  std::int64_t n_steps() const { return n_steps_; }
+  std::int64_t n_envs() const { return n_envs_; }
+  bool full() const { return pos_ == n_steps_; }
+  void reset() { pos_ = 0; }
+
+  // One vector-env step. obs: per field [N, ...] (already preprocessed); actions [N] or
+  // [N, d] as sampled (unclipped); rewards, dones (0/1), values, log_probs: [N].
+  void add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& rewards,
+           const torch::Tensor& dones, const torch::Tensor& values, const torch::Tensor& log_probs,
+           const torch::Tensor& action_masks = {});
+
+  // GAE over the full buffer; last_values: V of the observations after the last step [N].
+  void compute_returns_and_advantages(const torch::Tensor& last_values, double gamma, double gae_lambda);
+
+  // All n_steps * n_envs samples in a random order (torch's default generator), split into
+  // minibatches of batch_size (the last one may be smaller).
+  std::vector<Batch> minibatches(std::int64_t batch_size) const;
+
+  const torch::Tensor& advantages() const { return advantages_; }  // [T, N]
+  const torch::Tensor& returns() const { return returns_; }        // [T, N]
+  const torch::Tensor& values() const { return values_; }          // [T, N]
+  const torch::Tensor& rewards() const { return rewards_; }        // [T, N]
+
+ private:
+  std::int64_t n_steps_, n_envs_, pos_ = 0;
+  std::vector<torch::Tensor> obs_;  // per field [T, N, ...]
+  torch::Tensor actions_, rewards_, dones_, values_, log_probs_, advantages_, returns_, masks_;
+};
+
+}  // namespace rlzoo

@@ -1,0 +1,70 @@
+#include "agents/callbacks.h"
+
+#include <spdlog/spdlog.h>
+
+#include "agents/agent.h"
+#include "core/checkpoint/manager.h"
+
+namespace rlzoo {
+
+CallbackList& CallbackList::add(std::unique_ptr<Callback> callback) {
+  callbacks_.push_back(std::move(callback));
+  return *this;
+}
+
+void CallbackList::on_training_start(Agent& agent) {
+  for (auto& c : callbacks_) c->on_training_start(agent);
+}
+
+bool CallbackList::on_step(Agent& agent, std::int64_t num_timesteps) {
+  bool go_on = true;
+  for (auto& c : callbacks_) go_on = c->on_step(agent, num_timesteps) && go_on;
+  return go_on;
+}
+
+void CallbackList::on_rollout_end(Agent& agent, std::int64_t num_timesteps) {
+  for (auto& c : callbacks_) c->on_rollout_end(agent, num_timesteps);
+}
+
+void CallbackList::on_training_end(Agent& agent) {
+  for (auto& c : callbacks_) c->on_training_end(agent);
+}
+
+EvalCallback::EvalCallback(std::int64_t every, int episodes, std::string best_dir, double stop_at, bool stop)
+    : every_(every), next_(every), episodes_(episodes), best_dir_(std::move(best_dir)), stop_at_(stop_at), stop_(stop) {}
+
+bool EvalCallback::on_step(Agent& agent, std::int64_t num_timesteps) {
+  if (every_ <= 0 || num_timesteps < next_) return true;
+  while (next_ <= num_timesteps) next_ += every_;
+  const EvalResult r = agent.evaluate(episodes_);
+  const double mean = r.mean_return();
+  history_.emplace_back(num_timesteps, mean);
+  spdlog::info("eval at {} steps: mean return {:.2f} +/- {:.2f} over {} episodes", num_timesteps, mean, r.std_return(),
+               episodes_);
+  if (mean > best_) {
+    best_ = mean;
+    if (!best_dir_.empty()) agent.save(best_dir_);
+  }
+  return !(stop_ && mean >= stop_at_);
+}
+
+CheckpointCallback::CheckpointCallback(std::string root, std::int64_t every, int keep)
+    : root_(std::move(root)), every_(every), next_(every), keep_(keep) {}
+
+void CheckpointCallback::save(Agent& agent, std::int64_t num_timesteps) {
+  CheckpointManager(root_, keep_).save(num_timesteps, agent.checkpoint());
+  last_saved_ = num_timesteps;
+}
+
+bool CheckpointCallback::on_step(Agent& agent, std::int64_t num_timesteps) {
+  if (every_ <= 0 || num_timesteps < next_) return true;
+  while (next_ <= num_timesteps) next_ += every_;
+  save(agent, num_timesteps);
+  return true;
+}
+
+void CheckpointCallback::on_training_end(Agent& agent) {
+  if (every_ > 0 && agent.num_timesteps() != last_saved_) save(agent, agent.num_timesteps());
+}
+
+}  // namespace rlzoo

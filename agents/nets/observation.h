@@ -1,0 +1,29 @@
+// From raw observation bytes (the layout of core/spaces/space.h, as vector envs and replay
+// buffers store them) to tensors, without copying where the layout allows.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "core/spaces/space.h"
+
+namespace rlzoo {
+
+// LibTorch dtype of a space's elements (Discrete/MultiDiscrete -> int64, Box -> its dtype).
+torch::ScalarType torch_dtype(DType t);
+
+// Views a [batch, byte_size] block of observations as typed tensors, one per field for a
+// Dict space (in field order), one for any other space: shape [batch, *space.shape()]
+// ([batch] for Discrete). The tensors alias `data` (which must outlive them and be 8-byte
+// aligned) unless `copy` is set.
+std::vector<torch::Tensor> observation_tensors(const Space& space, const void* data, std::int64_t batch,
+                                               bool copy = false);
+// The same from a uint8 tensor [batch, byte_size] (e.g. gathered from a replay buffer);
+// the result aliases `bytes`, which must be contiguous.
+std::vector<torch::Tensor> observation_tensors(const Space& space, const torch::Tensor& bytes);
+
+// True for a Box that looks like an image: uint8 with shape (H, W, C) or (C, H, W).
+bool is_image_space(const Space& space);
+
+}  // namespace rlzoo

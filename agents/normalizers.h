@@ -1,0 +1,48 @@
+// Batch normalisers for vector envs (Stable-Baselines3's VecNormalize, inside the agent so
+// that act() takes raw observations): running statistics updated while training, frozen in
+// act()/evaluate(), saved with checkpoints.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/common/running_mean_std.h"
+
+namespace rlzoo {
+
+// (obs - mean) / sqrt(var + eps), clipped to +-clip (0: no clipping). Float observations
+// with any shape; statistics per element.
+class ObservationNormalizer {
+ public:
+  ObservationNormalizer(std::int64_t numel, double clip = 10.0, double epsilon = 1e-8);
+  // obs: [B, ...] float. Updates the statistics with the batch first when `update`.
+  torch::Tensor normalize(const torch::Tensor& obs, bool update);
+  nlohmann::json state() const { return rms_.state(); }
+  void load_state(const nlohmann::json& s) { rms_.load_state(s); }
+
+ private:
+  RunningMeanStd rms_;
+  double clip_, epsilon_;
+  std::vector<double> scratch_;
+};
+
+// Rewards divided by the running std of each env's discounted return, clipped to +-clip.
+class RewardNormalizer {
+ public:
+  RewardNormalizer(std::int64_t n_envs, double gamma, double clip = 10.0, double epsilon = 1e-8);
+  // rewards, dones: [N]. Returns the scaled rewards [N] (float).
+  torch::Tensor normalize(const torch::Tensor& rewards, const torch::Tensor& dones, bool update);
+  // Scales without touching the statistics or the running returns (for bootstrapped values).
+  double scale() const;
+  nlohmann::json state() const;
+  void load_state(const nlohmann::json& s);
+
+ private:
+  RunningMeanStd rms_;
+  std::vector<double> returns_;
+  double gamma_, clip_, epsilon_;
+};
+
+}  // namespace rlzoo

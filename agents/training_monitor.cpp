@@ -1,0 +1,76 @@
+#include "agents/training_monitor.h"
+
+#include <cmath>
+#include <iostream>
+#include <numeric>
+
+#include "core/logging/console_sink.h"
+
+namespace rlzoo {
+
+namespace {
+constexpr std::size_t kWindow = 100;
+double mean_of(const std::deque<double>& d) {
+  return d.empty() ? std::nan("") : std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(d.size());
+}
+}  // namespace
+
+TrainingMonitor::TrainingMonitor(const MonitorOptions& options)
+    : options_(options), next_dump_(options.start_step + options.log_every), start_(std::chrono::steady_clock::now()) {
+  if (!options_.log_dir.empty()) {
+    logger_.add_sink(make_log_sink("csv", options_.log_dir));
+    logger_.add_sink(make_log_sink("tensorboard", options_.log_dir));
+  }
+  if (options_.verbose) logger_.add_sink(std::make_unique<ConsoleSink>(std::cout, true));
+  if (options_.progress) {
+    ProgressBarOptions p;
+    p.total_steps = options_.total_steps;
+    p.start_step = options_.start_step;
+    progress_ = std::make_unique<ProgressBar>(p);
+  }
+}
+
+TrainingMonitor::~TrainingMonitor() = default;
+
+double TrainingMonitor::mean_recent_return() const { return mean_of(returns_); }
+
+void TrainingMonitor::after_step(const VectorEnv& venv, std::int64_t num_timesteps) {
+  const auto term = venv.terminated();
+  const auto trunc = venv.truncated();
+  for (std::size_t i = 0; i < term.size(); ++i) {
+    if (!term[i] && !trunc[i]) continue;
+    returns_.push_back(venv.episode_returns()[i]);
+    lengths_.push_back(static_cast<double>(venv.episode_lengths()[i]));
+    if (returns_.size() > kWindow) {
+      returns_.pop_front();
+      lengths_.pop_front();
+    }
+    ++episodes_;
+    if (progress_) progress_->add_episode_return(venv.episode_returns()[i]);
+  }
+  if (progress_) progress_->update(num_timesteps);
+  if (num_timesteps >= next_dump_) {
+    while (next_dump_ <= num_timesteps) next_dump_ += options_.log_every;
+    dump(num_timesteps);
+  }
+}
+
+void TrainingMonitor::dump(std::int64_t num_timesteps) {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (!returns_.empty()) {
+    logger_.record("rollout/ep_rew_mean", mean_of(returns_));
+    logger_.record("rollout/ep_len_mean", mean_of(lengths_));
+  }
+  logger_.record("time/fps", static_cast<double>(num_timesteps - options_.start_step) / std::max(elapsed, 1e-9));
+  logger_.record_excluded("time/total_timesteps", num_timesteps, {"tensorboard"});
+  logger_.record_excluded("time/time_elapsed", elapsed, {"tensorboard"});
+  logger_.record_excluded("time/episodes", episodes_, {"tensorboard"});
+  logger_.dump(num_timesteps);
+}
+
+void TrainingMonitor::finish(std::int64_t num_timesteps) {
+  dump(num_timesteps);
+  if (progress_) progress_->finish();
+}
+
+}  // namespace rlzoo

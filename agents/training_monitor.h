@@ -1,0 +1,54 @@
+// What every algorithm's learn() reports while it trains, in one place: finished episodes
+// from the vector env (rollout/ep_rew_mean over the last 100, as SB3), time/fps, the
+// algorithm's own train/* keys, a progress bar, and log dumps every `log_every` env steps to
+// the console and, when the agent has a run directory, to CSV and TensorBoard files there.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "core/logging/logger.h"
+#include "core/logging/progress.h"
+#include "core/vector/vector_env.h"
+
+namespace rlzoo {
+
+struct MonitorOptions {
+  std::int64_t start_step = 0;   // num_timesteps when learn() started
+  std::int64_t total_steps = 0;  // num_timesteps learn() runs to
+  std::int64_t log_every = 10'000;
+  std::string log_dir;           // "" : console only
+  bool progress = true;
+  bool verbose = false;          // print SB3's key/value table at every dump
+};
+
+class TrainingMonitor {
+ public:
+  explicit TrainingMonitor(const MonitorOptions& options);
+  ~TrainingMonitor();
+
+  // After each vector-env step: collects the episodes that ended, advances the progress bar,
+  // and dumps the logs when log_every steps have passed.
+  void after_step(const VectorEnv& venv, std::int64_t num_timesteps);
+  // The algorithm's keys for the next dump ("train/loss", ...).
+  Logger& logger() { return logger_; }
+  double mean_recent_return() const;   // NaN before the first episode ends
+  std::int64_t episodes() const { return episodes_; }
+  // Dumps whatever is recorded now and closes the progress bar.
+  void finish(std::int64_t num_timesteps);
+
+ private:
+  void dump(std::int64_t num_timesteps);
+  MonitorOptions options_;
+  Logger logger_;
+  std::unique_ptr<ProgressBar> progress_;
+  std::deque<double> returns_;
+  std::deque<double> lengths_;
+  std::int64_t episodes_ = 0;
+  std::int64_t next_dump_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace rlzoo

@@ -1,0 +1,61 @@
+// Proximal Policy Optimization (Schulman et al. 2017) with the implementation details of
+// Stable-Baselines3 / CleanRL: vector envs, GAE, clipped surrogate, optional value clipping,
+// entropy bonus, per-minibatch advantage normalisation, linear LR/clip annealing, global
+// grad-norm clipping, target-KL early stop, observation/reward normalisation; Discrete
+// (with legal-action masks) and Box actions. Hyperparameters: algorithms/ppo/ppo_config.h.
+#pragma once
+
+#include <memory>
+
+#include "agents/agent.h"
+#include "agents/algorithm_registry.h"
+#include "agents/buffers/rollout_buffer.h"
+#include "agents/nets/networks.h"
+#include "agents/normalizers.h"
+#include "algorithms/ppo/ppo_config.h"
+#include "core/vector/vector_env.h"
+
+namespace rlzoo {
+
+class PpoAgent : public Agent {
+ public:
+  explicit PpoAgent(const AgentSetup& setup);
+
+  std::string algorithm() const override { return "ppo"; }
+  const EnvSpec& env_spec() const override { return spec_; }
+  YAML::Node config() const override;
+  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
+  std::int64_t num_timesteps() const override { return num_timesteps_; }
+  torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  CheckpointWriter checkpoint() const override;
+  void restore(const CheckpointReader& reader);
+
+  const PpoConfig& hyperparams() const { return cfg_; }
+  ActorCritic& policy() { return policy_; }
+
+ private:
+  // Observation tensors as the network sees them (normalised when configured).
+  std::vector<torch::Tensor> preprocess(std::vector<torch::Tensor> obs, bool update);
+  std::vector<torch::Tensor> current_observations() const;
+  torch::Tensor current_masks() const;
+  torch::Tensor to_env_actions(const torch::Tensor& actions) const;
+  void collect_rollout(class TrainingMonitor& monitor, CallbackList* callbacks, bool& stop);
+  void update(class TrainingMonitor& monitor);
+  double progress_remaining() const;
+
+  AgentSetup setup_;
+  PpoConfig cfg_;
+  EnvSpec spec_;
+  ActorCritic policy_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<ObservationNormalizer> obs_norm_;
+  std::unique_ptr<RewardNormalizer> reward_norm_;
+  std::unique_ptr<VectorEnv> venv_;
+  std::unique_ptr<RolloutBuffer> buffer_;
+  std::int64_t num_timesteps_ = 0;
+  std::int64_t n_updates_ = 0;
+};
+
+void register_ppo();
+
+}  // namespace rlzoo

@@ -1,0 +1,162 @@
+// `rlzoo train`, `rlzoo eval`, `rlzoo enjoy`: the high-level API from the command line.
+//
+//   rlzoo train ppo CartPole-v1 [--set hyperparams.n_envs=4] [--seed 3] [--run-dir D]
+//   rlzoo train --preset configs/ppo/CartPole-v1.yaml [--set k=v ...]
+//   rlzoo train --resume D
+//   rlzoo eval D [--episodes 20] [--stochastic]
+//   rlzoo enjoy D [--episodes 5]
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <spdlog/spdlog.h>
+
+#include "agents/agent.h"
+#include "agents/agent_checkpoint.h"
+#include "agents/algorithm_registry.h"
+#include "apps/commands.h"
+#include "core/checkpoint/manager.h"
+#include "core/config/yaml_io.h"
+
+namespace rlzoo::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TrainOptions {
+  std::string algo, env, preset, run_dir, resume;
+  std::vector<std::string> sets;
+  std::optional<std::int64_t> seed;
+  bool quiet = false;
+  std::string command_line;
+};
+
+// runs/<algo>/<env>_<N> with N one more than the largest existing.
+std::string next_run_dir(const std::string& algo, const std::string& env) {
+  const fs::path base = fs::path("runs") / algo;
+  int n = 0;
+  if (fs::is_directory(base))
+    for (const auto& e : fs::directory_iterator(base)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(env + "_", 0) == 0) {
+        try {
+          n = std::max(n, std::stoi(name.substr(env.size() + 1)));
+        } catch (...) {
+        }
+      }
+    }
+  return (base / fmt::format("{}_{}", env, n + 1)).string();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw UserError(fmt::format("{}: cannot be written", path.string()));
+}
+
+void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t remaining) {
+  const YAML::Node cfg = agent.config();
+  CallbackList callbacks;
+  const auto eval_every = cfg["eval"]["every"].as<std::int64_t>();
+  if (eval_every > 0)
+    callbacks.add(std::make_unique<EvalCallback>(eval_every, cfg["eval"]["episodes"].as<int>(),
+                                                 (fs::path(run_dir) / "best").string()));
+  const auto ckpt_every = cfg["checkpoint"]["every"].as<std::int64_t>();
+  if (ckpt_every > 0)
+    callbacks.add(std::make_unique<CheckpointCallback>((fs::path(run_dir) / "checkpoints").string(), ckpt_every,
+                                                       cfg["checkpoint"]["keep"].as<int>()));
+  agent.set_log_dir((fs::path(run_dir) / "logs").string());
+  if (remaining > 0) agent.learn(remaining, &callbacks);
+  agent.save((fs::path(run_dir) / "final").string());
+  spdlog::info("trained {} steps; final agent saved in {}", agent.num_timesteps(), (fs::path(run_dir) / "final").string());
+}
+
+void run_train(TrainOptions& o) {
+  if (!o.resume.empty()) {
+    if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
+      throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
+    auto agent = load_agent(resolve_agent_dir(o.resume));
+    const auto total = agent->config()["n_timesteps"].as<std::int64_t>();
+    spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
+    agent->set_progress_bar(!o.quiet);
+    train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
+    return;
+  }
+  YAML::Node root;
+  ConfigContext ctx("<command line>");
+  if (!o.preset.empty()) {
+    root = load_yaml_file(o.preset);
+    ctx = ConfigContext(o.preset);
+    if (!o.algo.empty() || !o.env.empty())
+      throw UserError("give either a preset (--preset) or ALGO ENV, not both (override keys with --set)");
+  } else {
+    if (o.algo.empty() || o.env.empty()) throw UserError("train needs ALGO ENV or --preset FILE (or --resume DIR)");
+    root = YAML::Node(YAML::NodeType::Map);
+    root["algo"] = o.algo;
+    root["env"] = o.env;
+    ctx = ConfigContext(fmt::format("rlzoo train {} {}", o.algo, o.env));
+  }
+  for (const auto& s : o.sets) apply_override(root, s, ctx);
+  if (o.seed) apply_override(root, fmt::format("seed={}", *o.seed), ctx);
+  // Validate everything before anything is written.
+  auto agent = make_agent_from_yaml(root, ctx);
+  agent->set_progress_bar(!o.quiet);
+  const YAML::Node cfg = agent->config();
+  const std::string run_dir =
+      o.run_dir.empty() ? next_run_dir(cfg["algo"].as<std::string>(), cfg["env"].as<std::string>()) : o.run_dir;
+  if (fs::exists(fs::path(run_dir) / "preset.yaml"))
+    throw UserError(fmt::format("{} already holds a run; use --resume {} or another --run-dir", run_dir, run_dir));
+  fs::create_directories(run_dir);
+  YAML::Emitter e;
+  e << cfg;
+  write_text(fs::path(run_dir) / "preset.yaml", std::string(e.c_str()) + "\n");
+  write_text(fs::path(run_dir) / "command.txt", o.command_line + "\n");
+  spdlog::info("run directory: {}", run_dir);
+  train_with_callbacks(*agent, run_dir, cfg["n_timesteps"].as<std::int64_t>());
+}
+
+void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode) {
+  auto agent = load_agent(dir);
+  agent->set_progress_bar(false);
+  const EvalResult r = agent->evaluate(episodes, !stochastic);
+  if (per_episode)
+    for (std::size_t i = 0; i < r.returns.size(); ++i)
+      fmt::print("episode {}: return {:.2f}, length {}\n", i + 1, r.returns[i], r.lengths[i]);
+  fmt::print("{} {} on {}: mean return {:.2f} +/- {:.2f} over {} episodes (mean length {:.1f})\n", agent->algorithm(),
+             dir, agent->env_spec().id, r.mean_return(), r.std_return(), episodes, r.mean_length());
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app, const std::string& command_line) {
+  auto o = std::make_shared<TrainOptions>();
+  o->command_line = command_line;
+  auto* train = app.add_subcommand("train", "Train an agent: ALGO ENV, or --preset FILE, or --resume DIR");
+  train->add_option("algo", o->algo, "Algorithm id (rlzoo list algos)");
+  train->add_option("env", o->env, "Env id (rlzoo list envs)");
+  train->add_option("--preset,-p", o->preset, "Preset YAML file (configs/<algo>/<env>.yaml)");
+  train->add_option("--set,-s", o->sets, "Override a preset key: --set hyperparams.learning_rate=0.001");
+  train->add_option("--seed", o->seed, "Seed (overrides the preset's)");
+  train->add_option("--run-dir", o->run_dir, "Run directory (default runs/<algo>/<env>_<N>)");
+  train->add_option("--resume", o->resume, "Continue the run in this directory from its latest checkpoint");
+  train->add_flag("--quiet,-q", o->quiet, "No progress bar");
+  train->callback([o] { run_train(*o); });
+
+  auto dir = std::make_shared<std::string>();
+  auto episodes = std::make_shared<int>(10);
+  auto stochastic = std::make_shared<bool>(false);
+  auto* eval = app.add_subcommand("eval", "Evaluate a saved agent or run: mean +/- std return");
+  eval->add_option("dir", *dir, "Agent or run directory")->required();
+  eval->add_option("--episodes,-n", *episodes, "Episodes")->check(CLI::PositiveNumber);
+  eval->add_flag("--stochastic", *stochastic, "Sample actions instead of taking the most likely");
+  eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false); });
+
+  auto edir = std::make_shared<std::string>();
+  auto eepisodes = std::make_shared<int>(5);
+  auto* enjoy = app.add_subcommand("enjoy", "Run a saved agent and print each episode's return");
+  enjoy->add_option("dir", *edir, "Agent or run directory")->required();
+  enjoy->add_option("--episodes,-n", *eepisodes, "Episodes")->check(CLI::PositiveNumber);
+  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true); });
+}
+
+}  // namespace rlzoo::cli
