@@ -22,6 +22,11 @@ bool CallbackList::on_step(Agent& agent, std::int64_t num_timesteps) {
   return go_on;
 }
 
+void CallbackList::on_episode_end(Agent& agent, double episode_return, std::int64_t length,
+                                  std::int64_t num_timesteps) {
+  for (auto& c : callbacks_) c->on_episode_end(agent, episode_return, length, num_timesteps);
+}
+
 void CallbackList::on_rollout_end(Agent& agent, std::int64_t num_timesteps) {
   for (auto& c : callbacks_) c->on_rollout_end(agent, num_timesteps);
 }

@@ -17,6 +17,9 @@ class Callback {
   // After every vector-env step (num_timesteps counts env steps over all envs). Returning
   // false stops training after this step.
   virtual bool on_step(Agent& agent, std::int64_t num_timesteps) { return true; }
+  // When an episode of the training envs ends (its return and length are those of the
+  // innermost env, unnormalised). Called before on_step of the same step.
+  virtual void on_episode_end(Agent& agent, double episode_return, std::int64_t length, std::int64_t num_timesteps) {}
   // After each rollout/update cycle (on-policy) or each train_freq block (off-policy).
   virtual void on_rollout_end(Agent& agent, std::int64_t num_timesteps) {}
   virtual void on_training_end(Agent& agent) {}
@@ -28,6 +31,7 @@ class CallbackList {
   CallbackList& add(std::unique_ptr<Callback> callback);
   void on_training_start(Agent& agent);
   bool on_step(Agent& agent, std::int64_t num_timesteps);
+  void on_episode_end(Agent& agent, double episode_return, std::int64_t length, std::int64_t num_timesteps);
   void on_rollout_end(Agent& agent, std::int64_t num_timesteps);
   void on_training_end(Agent& agent);
   bool empty() const { return callbacks_.empty(); }

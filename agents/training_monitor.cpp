@@ -34,7 +34,8 @@ TrainingMonitor::~TrainingMonitor() = default;
 
 double TrainingMonitor::mean_recent_return() const { return mean_of(returns_); }
 
-void TrainingMonitor::after_step(const VectorEnv& venv, std::int64_t num_timesteps) {
+bool TrainingMonitor::after_step(Agent& agent, const VectorEnv& venv, std::int64_t num_timesteps,
+                                 CallbackList* callbacks) {
   const auto term = venv.terminated();
   const auto trunc = venv.truncated();
   for (std::size_t i = 0; i < term.size(); ++i) {
@@ -47,12 +48,14 @@ void TrainingMonitor::after_step(const VectorEnv& venv, std::int64_t num_timeste
     }
     ++episodes_;
     if (progress_) progress_->add_episode_return(venv.episode_returns()[i]);
+    if (callbacks) callbacks->on_episode_end(agent, venv.episode_returns()[i], venv.episode_lengths()[i], num_timesteps);
   }
   if (progress_) progress_->update(num_timesteps);
   if (num_timesteps >= next_dump_) {
     while (next_dump_ <= num_timesteps) next_dump_ += options_.log_every;
     dump(num_timesteps);
   }
+  return callbacks ? callbacks->on_step(agent, num_timesteps) : true;
 }
 
 void TrainingMonitor::dump(std::int64_t num_timesteps) {

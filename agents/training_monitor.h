@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "agents/callbacks.h"
 #include "core/logging/logger.h"
 #include "core/logging/progress.h"
 #include "core/vector/vector_env.h"
@@ -29,9 +30,10 @@ class TrainingMonitor {
   explicit TrainingMonitor(const MonitorOptions& options);
   ~TrainingMonitor();
 
-  // After each vector-env step: collects the episodes that ended, advances the progress bar,
-  // and dumps the logs when log_every steps have passed.
-  void after_step(const VectorEnv& venv, std::int64_t num_timesteps);
+  // After each vector-env step: collects the episodes that ended (telling the callbacks),
+  // advances the progress bar, dumps the logs when log_every steps have passed, and calls
+  // the callbacks' on_step. Returns false when a callback asks to stop.
+  bool after_step(Agent& agent, const VectorEnv& venv, std::int64_t num_timesteps, CallbackList* callbacks);
   // The algorithm's keys for the next dump ("train/loss", ...).
   Logger& logger() { return logger_; }
   double mean_recent_return() const;   // NaN before the first episode ends

@@ -4,11 +4,17 @@
 namespace rlzoo::cli {
 
 void add_env_bench_command(CLI::App& bench);
+#ifdef RLZOO_WITH_TORCH
+void add_train_bench_command(CLI::App& bench);
+#endif
 
 void add_bench_commands(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (JSON lines: bench, value, unit, baseline)");
   bench->require_subcommand(1);
   add_env_bench_command(*bench);
+#ifdef RLZOO_WITH_TORCH
+  add_train_bench_command(*bench);
+#endif
 }
 
 }  // namespace rlzoo::cli

@@ -103,8 +103,7 @@ void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks
     }
     buffer_->add(obs, actions, rewards, dones, values, log_probs, masks);
     num_timesteps_ += n;
-    monitor.after_step(*venv_, num_timesteps_);
-    if (callbacks && !callbacks->on_step(*this, num_timesteps_)) stop = true;
+    if (!monitor.after_step(*this, *venv_, num_timesteps_, callbacks)) stop = true;
   }
   const auto last_values = policy_->value(preprocess(current_observations(), /*update=*/false));
   buffer_->compute_returns_and_advantages(last_values, cfg_.gamma, cfg_.gae_lambda);

@@ -258,7 +258,9 @@ void parse_value(F& out, const YAML::Node& n, const ConfigContext& ctx) {
   } else if constexpr (std::is_same_v<F, std::string>) {
     out = parse_string(n, ctx);
   } else if constexpr (std::is_same_v<F, YAML::Node>) {
-    out = YAML::Clone(n);
+    // Kept as the same node (not a clone) so that its line/column marks survive for the
+    // errors of whoever validates it later (an algorithm's hyperparams, an env's kwargs).
+    out = n;
   } else if constexpr (is_optional<F>::value) {
     if (!n.IsDefined() || n.IsNull()) {
       out.reset();

@@ -1,0 +1,106 @@
+// PPO through the high-level API: bad presets, save/load, act.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agents/agent.h"
+#include "algorithms/builtin.h"
+#include "algorithms/ppo/ppo.h"
+#include "envs/builtin.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Ppo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtin_envs();
+    register_builtin_algorithms();
+  }
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(Ppo, BadPresetsGiveOneClearErrorEach) {
+  EXPECT_THAT(error_of([] { make_agent("ppp", "CartPole-v1"); }), HasSubstr("key 'algo': unknown algorithm 'ppp'"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "CartPole-v2"); }), HasSubstr("did you mean: CartPole-v1"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "CartPole-v1", {"hyperparams.learing_rate=0.1"}); }),
+              HasSubstr("--set hyperparams.learing_rate=0.1: key 'hyperparams.learing_rate': unknown key (did you mean "
+                        "'learning_rate'?)"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "CartPole-v1", {"hyperparams.n_steps=many"}); }),
+              HasSubstr("expected an integer, got 'many'"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "CartPole-v1", {"hyperparams.gamma=1.5"}); }), HasSubstr("out of range"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "CartPole-v1", {"hyperparams.policy.activation=swish"}); }),
+              HasSubstr("'swish' is not one of"));
+  EXPECT_THAT(error_of([] { make_agent("ppo", "Pendulum-v1", {"env_kwargs.gravity=3"}); }),
+              HasSubstr("key 'env_kwargs.gravity': unknown key; valid keys: g"));
+  // A preset file: errors name the file and line.
+  const std::string dir = test::make_temp_dir("rlzoo-ppo-preset");
+  const std::string path = dir + "/bad.yaml";
+  std::ofstream(path) << "algo: ppo\nenv: CartPole-v1\nhyperparams:\n  n_envs: 0\n";
+  EXPECT_THAT(error_of([&] { Agent::from_preset(path); }), HasSubstr("bad.yaml:4:11: key 'hyperparams.n_envs'"));
+}
+
+TEST_F(Ppo, SaveLoadActGivesIdenticalActions) {
+  auto agent = make_agent("ppo", "Pendulum-v1", {"hyperparams.n_steps=64", "hyperparams.batch_size=32",
+                                                 "hyperparams.normalize_obs=true", "hyperparams.n_epochs=2"});
+  agent->set_progress_bar(false);
+  agent->learn(256);
+  EXPECT_EQ(agent->num_timesteps(), 256);
+  const std::string dir = test::make_temp_dir("rlzoo-ppo-save") + "/agent";
+  agent->save(dir);
+  auto loaded = load_agent(dir);
+  EXPECT_EQ(loaded->algorithm(), "ppo");
+  EXPECT_EQ(loaded->num_timesteps(), 256);
+  torch::manual_seed(5);
+  const auto obs = torch::randn({16, 3});
+  EXPECT_TRUE(agent->act(obs).equal(loaded->act(obs)));
+  // Stochastic actions from the same generator state are identical too.
+  torch::manual_seed(9);
+  const auto a1 = agent->act(obs, ActOptions{.deterministic = false});
+  torch::manual_seed(9);
+  const auto a2 = loaded->act(obs, ActOptions{.deterministic = false});
+  EXPECT_TRUE(a1.equal(a2));
+  // Deterministic continuous actions are clipped to the bounds.
+  EXPECT_LE(agent->act(obs * 100).abs().max().item<float>(), 2.0f);
+}
+
+TEST_F(Ppo, DiscreteActionsRespectMasksAndShapes) {
+  auto agent = make_agent("ppo", "CartPole-v1");
+  const auto obs = torch::zeros({4, 4});
+  auto mask = torch::zeros({4, 2}, torch::kBool);
+  mask.select(1, 1).fill_(true);
+  ActOptions o;
+  o.action_mask = mask;
+  o.deterministic = false;
+  EXPECT_TRUE(agent->act(obs, o).eq(1).all().item<bool>());
+  EXPECT_EQ(agent->act(obs).scalar_type(), torch::kInt64);
+}
+
+TEST_F(Ppo, LoadingACorruptedAgentNamesTheFile) {
+  auto agent = make_agent("ppo", "CartPole-v1");
+  const std::string dir = test::make_temp_dir("rlzoo-ppo-corrupt") + "/agent";
+  agent->save(dir);
+  {
+    std::fstream f(dir + "/policy.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x7f');
+  }
+  EXPECT_THAT(error_of([&] { load_agent(dir); }), HasSubstr("policy.pt"));
+  EXPECT_THAT(error_of([&] { load_agent(dir + "-missing"); }), HasSubstr("no such agent or run directory"));
+}
+
+}  // namespace
+}  // namespace rlzoo
