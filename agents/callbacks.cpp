@@ -61,11 +61,10 @@ void CheckpointCallback::save(Agent& agent, std::int64_t num_timesteps) {
   last_saved_ = num_timesteps;
 }
 
-bool CheckpointCallback::on_step(Agent& agent, std::int64_t num_timesteps) {
-  if (every_ <= 0 || num_timesteps < next_) return true;
+void CheckpointCallback::on_rollout_end(Agent& agent, std::int64_t num_timesteps) {
+  if (every_ <= 0 || num_timesteps < next_) return;
   while (next_ <= num_timesteps) next_ += every_;
   save(agent, num_timesteps);
-  return true;
 }
 
 void CheckpointCallback::on_training_end(Agent& agent) {

@@ -20,7 +20,8 @@ class Callback {
   // When an episode of the training envs ends (its return and length are those of the
   // innermost env, unnormalised). Called before on_step of the same step.
   virtual void on_episode_end(Agent& agent, double episode_return, std::int64_t length, std::int64_t num_timesteps) {}
-  // After each rollout/update cycle (on-policy) or each train_freq block (off-policy).
+  // At the end of each collect-and-update cycle (on-policy: rollout + update; off-policy:
+  // train_freq steps + gradient steps), when the learner's state is complete.
   virtual void on_rollout_end(Agent& agent, std::int64_t num_timesteps) {}
   virtual void on_training_end(Agent& agent) {}
 };
@@ -60,11 +61,13 @@ class EvalCallback : public Callback {
 };
 
 // Every `every` env steps: save a checkpoint `<root>/ckpt_<steps>` keeping the last `keep`,
-// with a `latest` pointer (core/checkpoint/manager.h).
+// with a `latest` pointer (core/checkpoint/manager.h). Saved at the end of the update cycle
+// that crosses the mark (on_rollout_end), where the learner's state is complete, so that a
+// resumed run continues exactly as the uninterrupted one would have.
 class CheckpointCallback : public Callback {
  public:
   CheckpointCallback(std::string root, std::int64_t every, int keep);
-  bool on_step(Agent& agent, std::int64_t num_timesteps) override;
+  void on_rollout_end(Agent& agent, std::int64_t num_timesteps) override;
   void on_training_end(Agent& agent) override;
 
  private:

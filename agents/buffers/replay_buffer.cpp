@@ -25,9 +25,10 @@ ReplayBuffer::ReplayBuffer(Space observation_space, Space action_space, std::int
       n_envs_(n_envs) {
   if (n_envs < 1) throw UserError(fmt::format("replay buffer needs n_envs >= 1, got {}", n_envs));
   if (slots_ < 2)
-    throw UserError(fmt::format("replay buffer of {} transitions is too small for {} envs: each env needs at least "
-                                "2 slots (capacity >= {})",
-                                capacity, n_envs, 2 * n_envs));
+    throw UserError(
+        fmt::format("replay buffer of {} transitions is too small for {} envs: each env needs at least "
+                    "2 slots (capacity >= {})",
+                    capacity, n_envs, 2 * n_envs));
   if (act_space_.kind() == SpaceKind::Dict)
     throw UserError(fmt::format("replay buffer: Dict action spaces are not supported ({})", act_space_.describe()));
   const auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
@@ -63,7 +64,8 @@ void ReplayBuffer::add(ConstBytes obs, ConstBytes actions, std::span<const doubl
   const auto n = static_cast<std::size_t>(n_envs_);
   RLZOO_CHECK(obs.size() == n * obs_bytes_ && next_obs.size() == n * obs_bytes_ && final_obs.size() == n * obs_bytes_,
               fmt::format("replay buffer: observation batches must be {} x {} bytes", n, obs_bytes_));
-  RLZOO_CHECK(actions.size() == n * act_bytes_, fmt::format("replay buffer: actions must be {} x {} bytes", n, act_bytes_));
+  RLZOO_CHECK(actions.size() == n * act_bytes_,
+              fmt::format("replay buffer: actions must be {} x {} bytes", n, act_bytes_));
   RLZOO_CHECK(rewards.size() == n && terminated.size() == n && truncated.size() == n,
               fmt::format("replay buffer: rewards and flags must have {} entries", n));
   const std::int64_t next = (pos_ + 1) % slots_;
@@ -106,14 +108,16 @@ const std::byte* ReplayBuffer::next_obs_row(std::int64_t slot, std::int64_t env)
   if (term_p_[k] || trunc_p_[k]) {
     auto it = final_obs_.find(key(slot, env));
     RLZOO_CHECK(it != final_obs_.end(), fmt::format("replay buffer: episode end at slot {} env {} has no final "
-                                                    "observation", slot, env));
+                                                    "observation",
+                                                    slot, env));
     return it->second.data();
   }
   return obs_row((slot + 1) % slots_, env);
 }
 
 ReplaySample ReplayBuffer::gather(std::span<const std::int64_t> indices, double gamma, std::int64_t n_step) const {
-  if (!(gamma >= 0.0 && gamma <= 1.0)) throw UserError(fmt::format("replay buffer: gamma must be in [0, 1], got {}", gamma));
+  if (!(gamma >= 0.0 && gamma <= 1.0))
+    throw UserError(fmt::format("replay buffer: gamma must be in [0, 1], got {}", gamma));
   if (n_step < 1) throw UserError(fmt::format("replay buffer: n_step must be >= 1, got {}", n_step));
   const auto batch = static_cast<std::int64_t>(indices.size());
   const auto ob = static_cast<std::int64_t>(obs_bytes_);
@@ -200,13 +204,14 @@ void ReplayBuffer::save(CheckpointWriter& writer, const std::string& name) const
   keys.reserve(final_obs_.size());
   for (const auto& [k, v] : final_obs_) keys.push_back(k);
   std::sort(keys.begin(), keys.end());  // a canonical order: the same buffer gives the same bytes
-  torch::Tensor finals = torch::empty({static_cast<std::int64_t>(keys.size()), static_cast<std::int64_t>(obs_bytes_)},
-                                      torch::kUInt8);
+  torch::Tensor finals =
+      torch::empty({static_cast<std::int64_t>(keys.size()), static_cast<std::int64_t>(obs_bytes_)}, torch::kUInt8);
   for (std::size_t i = 0; i < keys.size(); ++i)
     std::memcpy(static_cast<std::byte*>(finals.data_ptr()) + i * obs_bytes_, final_obs_.at(keys[i]).data(), obs_bytes_);
   TensorMap m;
-  const std::vector<std::int64_t> header{kFormat, slots_, n_envs_, static_cast<std::int64_t>(obs_bytes_),
-                                        static_cast<std::int64_t>(act_bytes_), pos_, full_ ? 1 : 0, steps_added_};
+  const std::vector<std::int64_t> header{
+      kFormat, slots_,        n_envs_,     static_cast<std::int64_t>(obs_bytes_), static_cast<std::int64_t>(act_bytes_),
+      pos_,    full_ ? 1 : 0, steps_added_};
   m["header"] = torch::tensor(header, torch::kInt64);
   m["obs"] = head(obs_);
   m["actions"] = head(actions_);
@@ -239,8 +244,10 @@ void ReplayBuffer::load(const CheckpointReader& reader, const std::string& name)
   const char* what[] = {"slots per env", "envs", "observation bytes", "action bytes"};
   for (int i = 0; i < 4; ++i)
     if (hp[i + 1] != want[i])
-      throw UserError(fmt::format("{}: the saved replay buffer has {} {}, this one {} (buffer_size and n_envs must "
-                                  "match the saved run)", blob, hp[i + 1], what[i], want[i]));
+      throw UserError(
+          fmt::format("{}: the saved replay buffer has {} {}, this one {} (buffer_size and n_envs must "
+                      "match the saved run)",
+                      blob, hp[i + 1], what[i], want[i]));
   const std::int64_t pos = hp[5], steps = hp[7];
   const bool full = hp[6] != 0;
   const std::int64_t rows = full ? slots_ : (steps > 0 ? pos + 1 : 0);

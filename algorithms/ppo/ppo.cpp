@@ -1,6 +1,7 @@
 #include "algorithms/ppo/ppo.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
 #include "agents/nets/observation.h"
@@ -180,12 +181,8 @@ void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
   configure_threads(setup_.preset.torch_threads, 1);
   if (!venv_) {
-    auto envs = make_envs(setup_.preset.env, cfg_.n_envs, setup_.preset.env_kwargs);
-    venv_ = cfg_.vector_threads > 1 ? std::unique_ptr<VectorEnv>(std::make_unique<ThreadedVectorEnv>(std::move(envs), cfg_.vector_threads))
-                                    : std::make_unique<SyncVectorEnv>(std::move(envs));
-    // A resumed agent continues with fresh episodes from a seed that depends on its progress.
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
-    buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, cfg_.n_envs);
+    create_envs();
+    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
   }
   const std::int64_t target = num_timesteps_ + timesteps;
   MonitorOptions mo;
@@ -206,6 +203,15 @@ void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (callbacks) callbacks->on_training_end(*this);
 }
 
+void PpoAgent::create_envs() {
+  auto envs = make_envs(setup_.preset.env, cfg_.n_envs, setup_.preset.env_kwargs);
+  if (cfg_.vector_threads > 1)
+    venv_ = std::make_unique<ThreadedVectorEnv>(std::move(envs), cfg_.vector_threads);
+  else
+    venv_ = std::make_unique<SyncVectorEnv>(std::move(envs));
+  buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, cfg_.n_envs);
+}
+
 CheckpointWriter PpoAgent::checkpoint() const {
   CheckpointWriter w = agent_checkpoint_writer(*this);
   w.add("policy.pt", save_module(*policy_));
@@ -214,6 +220,15 @@ CheckpointWriter PpoAgent::checkpoint() const {
   if (obs_norm_) state["obs_normalizer"] = obs_norm_->state();
   if (reward_norm_) state["reward_normalizer"] = reward_norm_->state();
   w.add_json("state.json", state);
+  // The training envs mid-episode: a resumed run continues them exactly. Envs that cannot
+  // save their state start fresh episodes on resume instead.
+  if (venv_) {
+    try {
+      w.add_json("envs.json", venv_->save_state());
+    } catch (const UserError& e) {
+      spdlog::warn("{}; a resumed run will start new episodes", e.what());
+    }
+  }
   return w;
 }
 
@@ -226,6 +241,11 @@ void PpoAgent::restore(const CheckpointReader& reader) {
   n_updates_ = state.at("n_updates").get<std::int64_t>();
   if (obs_norm_) obs_norm_->load_state(state.at("obs_normalizer"));
   if (reward_norm_) reward_norm_->load_state(state.at("reward_normalizer"));
+  create_envs();
+  if (reader.has("envs.json"))
+    venv_->load_state(reader.read_json("envs.json"));
+  else
+    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
 }
 
 void register_ppo() {

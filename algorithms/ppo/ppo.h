@@ -41,6 +41,7 @@ class PpoAgent : public Agent {
   torch::Tensor to_env_actions(const torch::Tensor& actions) const;
   void collect_rollout(class TrainingMonitor& monitor, CallbackList* callbacks, bool& stop);
   void update(class TrainingMonitor& monitor);
+  void create_envs();
   double progress_remaining() const;
 
   AgentSetup setup_;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rlzoo {
 
@@ -153,6 +154,44 @@ std::string format_action(ConstBytes action, const Space& as) {
 void Env::throw_bad_action(ConstBytes action, const std::string& why) const {
   throw UserError(fmt::format("env {}: invalid action {} for action space {}: {}", spec_.id,
                               format_action(action, spec_.action_space), spec_.action_space.describe(), why));
+}
+
+nlohmann::json Env::save_state() const {
+  return {{"env", spec_.id},
+          {"rng", rng_.state()},
+          {"elapsed", elapsed_},
+          {"needs_reset", needs_reset_},
+          {"episode_return", episode_return_},
+          {"acting_agent", info_.acting_agent},
+          {"own", do_save_state()}};
+}
+
+void Env::load_state(const nlohmann::json& state, Bytes obs) {
+  try {
+    if (state.at("env").get<std::string>() != spec_.id)
+      throw UserError(fmt::format("saved env state is for {}, not {}", state.at("env").get<std::string>(), spec_.id));
+    rng_.set_state(state.at("rng").get<std::string>());
+    elapsed_ = state.at("elapsed").get<std::int64_t>();
+    needs_reset_ = state.at("needs_reset").get<bool>();
+    episode_return_ = state.at("episode_return").get<double>();
+    info_ = Info{};
+    info_.acting_agent = state.at("acting_agent").get<int>();
+    do_load_state(state.at("own"), obs);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("env {}: malformed saved state: {}", spec_.id, e.what()));
+  }
+}
+
+nlohmann::json Env::do_save_state() const {
+  if (const auto* access = dynamic_cast<const StateAccess*>(this)) return access->get_state();
+  throw UserError(fmt::format("env {} cannot save its state (it implements neither StateAccess nor do_save_state)",
+                              spec_.id));
+}
+
+void Env::do_load_state(const nlohmann::json& state, Bytes obs) {
+  auto* access = dynamic_cast<StateAccess*>(this);
+  if (!access) throw UserError(fmt::format("env {} cannot load a saved state", spec_.id));
+  access->set_state(state.get<std::vector<double>>(), obs);
 }
 
 }  // namespace rlzoo

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/common/bytes.h"
 #include "core/common/rng.h"
 #include "core/spaces/space.h"
@@ -132,12 +134,21 @@ class Env {
   // Throws a UserError describing why `action` is not acceptable; returns when it is.
   void validate_action(ConstBytes action) const;
 
+  // The complete state of the env in mid-episode (its Rng, step counter, episode sums and
+  // the env's own state), so that a resumed training run continues bit for bit.
+  // load_state writes the current observation into obs. Envs that implement StateAccess get
+  // this for free; others override do_save_state/do_load_state, or saving throws UserError.
+  nlohmann::json save_state() const;
+  void load_state(const nlohmann::json& state, Bytes obs);
+
  protected:
   explicit Env(EnvSpec spec);
 
   // Hooks. do_reset is called after the Rng is (re)seeded; seed is passed on for wrappers.
   virtual void do_reset(std::optional<std::uint64_t> seed, Bytes obs) = 0;
   virtual StepResult do_step(ConstBytes action, Bytes obs) = 0;
+  virtual nlohmann::json do_save_state() const;
+  virtual void do_load_state(const nlohmann::json& state, Bytes obs);
 
   Info& mutable_info() { return info_; }
   std::span<double> mutable_agent_rewards() { return agent_rewards_; }

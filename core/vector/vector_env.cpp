@@ -80,6 +80,23 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
   }
 }
 
+nlohmann::json VectorEnv::save_state() const {
+  nlohmann::json envs = nlohmann::json::array();
+  for (const auto& e : envs_) envs.push_back(e->save_state());
+  return {{"envs", envs}};
+}
+
+void VectorEnv::load_state(const nlohmann::json& state) {
+  const auto& envs = state.at("envs");
+  if (!envs.is_array() || envs.size() != envs_.size())
+    throw UserError(fmt::format("vector env {}: saved state has {} envs, this one {}", spec().id,
+                                envs.is_array() ? envs.size() : 0, envs_.size()));
+  for (std::size_t k = 0; k < envs_.size(); ++k) {
+    envs_[k]->load_state(envs[k], Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
+    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
+  }
+}
+
 SyncVectorEnv::SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs) : VectorEnv(std::move(envs)) {}
 
 void SyncVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) { fn(0, num_envs()); }

@@ -23,6 +23,7 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "core/env/env.h"
@@ -63,6 +64,11 @@ class VectorEnv {
   std::span<const std::int64_t> episode_lengths() const { return episode_lengths_; }
   // [N, n] legal-action masks when the env has masks, else empty.
   std::span<const std::uint8_t> action_masks() const { return masks_; }
+
+  // Every env's state and the current observation batch, for checkpoints that resume bit for
+  // bit. Throws UserError when an env cannot save its state.
+  nlohmann::json save_state() const;
+  void load_state(const nlohmann::json& state);
 
  protected:
   explicit VectorEnv(std::vector<std::unique_ptr<Env>> envs);

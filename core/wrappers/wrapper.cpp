@@ -1,5 +1,7 @@
 #include "core/wrappers/wrapper.h"
 
+#include <nlohmann/json.hpp>
+
 namespace rlzoo {
 
 EnvSpec Wrapper::wrapper_spec(const Env& inner) {
@@ -30,6 +32,13 @@ StepResult Wrapper::do_step(ConstBytes action, Bytes obs) {
   const StepResult r = inner_->step(action, obs);
   sync_info();
   return r;
+}
+
+nlohmann::json Wrapper::do_save_state() const { return {{"inner", inner_->save_state()}}; }
+
+void Wrapper::do_load_state(const nlohmann::json& state, Bytes obs) {
+  inner_->load_state(state.at("inner"), obs);
+  sync_info();
 }
 
 }  // namespace rlzoo

@@ -28,6 +28,9 @@ class Wrapper : public Env {
   // Default hooks forward unchanged; wrappers override what they transform.
   void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;
   StepResult do_step(ConstBytes action, Bytes obs) override;
+  // The inner env's state (plus a StatefulWrapper's own, see wrappers.h).
+  nlohmann::json do_save_state() const override;
+  void do_load_state(const nlohmann::json& state, Bytes obs) override;
 
   // Copies the inner env's Info into this wrapper's (call after stepping the inner env).
   void sync_info() { mutable_info() = inner_->info(); }
