@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 #include <numeric>
+#include <spdlog/spdlog.h>
 
 #include "core/logging/console_sink.h"
 
@@ -59,6 +60,7 @@ bool TrainingMonitor::after_step(Agent& agent, const VectorEnv& venv, std::int64
 }
 
 void TrainingMonitor::dump(std::int64_t num_timesteps) {
+  last_dump_ = num_timesteps;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (!returns_.empty()) {
     logger_.record("rollout/ep_rew_mean", mean_of(returns_));
@@ -68,11 +70,15 @@ void TrainingMonitor::dump(std::int64_t num_timesteps) {
   logger_.record_excluded("time/total_timesteps", num_timesteps, {"tensorboard"});
   logger_.record_excluded("time/time_elapsed", elapsed, {"tensorboard"});
   logger_.record_excluded("time/episodes", episodes_, {"tensorboard"});
+  if (options_.progress)
+    spdlog::info("{:>9} steps | ep_rew_mean {:>8.2f} | episodes {:>6} | {:>7.0f} steps/s", num_timesteps,
+                 mean_of(returns_), episodes_,
+                 static_cast<double>(num_timesteps - options_.start_step) / std::max(elapsed, 1e-9));
   logger_.dump(num_timesteps);
 }
 
 void TrainingMonitor::finish(std::int64_t num_timesteps) {
-  dump(num_timesteps);
+  if (num_timesteps != last_dump_) dump(num_timesteps);
   if (progress_) progress_->finish();
 }
 

@@ -50,6 +50,7 @@ class TrainingMonitor {
   std::deque<double> lengths_;
   std::int64_t episodes_ = 0;
   std::int64_t next_dump_;
+  std::int64_t last_dump_ = -1;
   std::chrono::steady_clock::time_point start_;
 };
 
