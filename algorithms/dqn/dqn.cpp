@@ -1,0 +1,289 @@
+#include "algorithms/dqn/dqn.h"
+
+#include <cstring>
+#include <fmt/format.h>
+#include <limits>
+#include <spdlog/spdlog.h>
+
+#include "agents/agent_checkpoint.h"
+#include "agents/nets/observation.h"
+#include "agents/training_monitor.h"
+#include "core/registry/env_registry.h"
+#include "core/torch/tensor_io.h"
+#include "core/torch/threads.h"
+
+namespace rlzoo {
+
+namespace {
+// Stream of the exploration Rng, apart from the envs' seeds (seed + i).
+constexpr std::uint64_t kExplorationStream = 0x44514E;  // "DQN"
+
+EnvSpec probe_spec(const AgentSetup& setup) {
+  EnvSpec spec = make_env(setup.preset.env, setup.preset.env_kwargs, setup.ctx.child("env_kwargs"))->spec();
+  try {
+    require_discrete_actions(spec.action_space, "dqn", spec.id);
+  } catch (const UserError& e) {
+    setup.ctx.child("env").fail(YAML::Mark::null_mark(), e.what());
+  }
+  return spec;
+}
+}  // namespace
+
+DqnAgent::DqnAgent(const AgentSetup& setup)
+    : setup_(setup),
+      spec_(probe_spec(setup)),
+      rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), kExplorationStream)) {
+  cfg_ = parse_config<DqnConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
+  torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
+  q_net_ = QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy);
+  q_target_ = QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy);
+  {
+    torch::NoGradGuard no_grad;
+    const auto src = q_net_->parameters();
+    const auto dst = q_target_->parameters();
+    for (std::size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  q_target_->eval();
+  optimizer_ =
+      std::make_unique<torch::optim::Adam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+  actions_.resize(static_cast<std::size_t>(cfg_.n_envs));
+}
+
+YAML::Node DqnAgent::config() const {
+  YAML::Node n = to_yaml(setup_.preset);
+  n["hyperparams"] = to_yaml(cfg_);
+  return n;
+}
+
+double DqnAgent::exploration_rate() const {
+  return dqn_exploration_rate(cfg_, num_timesteps_, setup_.preset.n_timesteps);
+}
+
+std::int64_t DqnAgent::random_action(const std::uint8_t* mask_row) {
+  const std::int64_t n = spec_.action_space.n();
+  if (!mask_row)
+    return spec_.action_space.start() + static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(n)));
+  std::int64_t legal = 0;
+  for (std::int64_t a = 0; a < n; ++a) legal += mask_row[a] ? 1 : 0;
+  RLZOO_CHECK(legal > 0, "an action mask with no legal action");
+  auto k = static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(legal)));
+  for (std::int64_t a = 0; a < n; ++a)
+    if (mask_row[a] && k-- == 0) return spec_.action_space.start() + a;
+  return spec_.action_space.start();  // unreachable
+}
+
+torch::Tensor DqnAgent::epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps) {
+  torch::Tensor actions = q.argmax(1).to(torch::kInt64).contiguous() + spec_.action_space.start();
+  torch::Tensor m = masks.defined() ? masks.to(torch::kUInt8).contiguous() : torch::Tensor();
+  std::int64_t* a = actions.data_ptr<std::int64_t>();
+  const std::int64_t n = spec_.action_space.n();
+  for (std::int64_t i = 0; i < actions.size(0); ++i)
+    if (rng_.uniform() < eps) a[i] = random_action(m.defined() ? m.data_ptr<std::uint8_t>() + i * n : nullptr);
+  return actions;
+}
+
+torch::Tensor DqnAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor q = q_net_->forward(obs);
+  if (options.action_mask.defined())
+    q = q.masked_fill(options.action_mask.to(torch::kBool).logical_not(), -std::numeric_limits<float>::infinity());
+  if (options.deterministic) return q.argmax(1).to(torch::kInt64) + spec_.action_space.start();
+  return epsilon_greedy(q, options.action_mask, exploration_rate());
+}
+
+void DqnAgent::choose_actions(bool uniformly_random) {
+  // One coin per env; the Q network runs only when some env acts greedily.
+  const std::int64_t n_envs = venv_->num_envs(), n = spec_.action_space.n();
+  const auto masks = venv_->action_masks();
+  const double eps = uniformly_random ? 1.0 : exploration_rate();
+  bool any_greedy = false;
+  for (std::int64_t e = 0; e < n_envs; ++e) {
+    const bool explore = rng_.uniform() < eps;
+    actions_[static_cast<std::size_t>(e)] = explore ? random_action(masks.empty() ? nullptr : masks.data() + e * n)
+                                                    : std::numeric_limits<std::int64_t>::min();
+    any_greedy = any_greedy || !explore;
+  }
+  if (!any_greedy) return;
+  torch::NoGradGuard no_grad;
+  torch::Tensor q =
+      q_net_->forward(observation_tensors(spec_.observation_space, venv_->observation_bytes().data(), n_envs));
+  if (!masks.empty()) {
+    const auto legal = torch::from_blob(const_cast<std::uint8_t*>(masks.data()), {n_envs, n}, torch::kUInt8);
+    q = q.masked_fill(legal.logical_not(), -std::numeric_limits<float>::infinity());
+  }
+  const torch::Tensor greedy = q.argmax(1).to(torch::kInt64).contiguous();
+  const std::int64_t* g = greedy.data_ptr<std::int64_t>();
+  for (std::int64_t e = 0; e < n_envs; ++e)
+    if (actions_[static_cast<std::size_t>(e)] == std::numeric_limits<std::int64_t>::min())
+      actions_[static_cast<std::size_t>(e)] = g[e] + spec_.action_space.start();
+}
+
+void DqnAgent::update_target() {
+  torch::NoGradGuard no_grad;
+  const auto src = q_net_->parameters();
+  const auto dst = q_target_->parameters();
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (cfg_.tau >= 1.0)
+      dst[i].copy_(src[i]);
+    else
+      dst[i].mul_(1.0 - cfg_.tau).add_(src[i], cfg_.tau);
+  }
+  // Buffers (none in our MLPs and CNNs today) are statistics, not weights: copied as SB3 does.
+  const auto sb = q_net_->buffers();
+  const auto db = q_target_->buffers();
+  for (std::size_t i = 0; i < sb.size(); ++i) db[i].copy_(sb[i]);
+}
+
+void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
+  const Space& space = spec_.observation_space;
+  const std::int64_t start = spec_.action_space.start();
+  const auto params = q_net_->parameters();
+  torch::Tensor loss_sum = torch::zeros({}), q_sum = torch::zeros({});
+  for (std::int64_t step = 0; step < gradient_steps; ++step) {
+    const ReplaySample s = buffer_->sample(cfg_.batch_size, cfg_.gamma, cfg_.n_step);
+    torch::Tensor target;
+    {
+      torch::NoGradGuard no_grad;
+      const auto next = observation_tensors(space, s.next_obs);
+      const torch::Tensor next_q = q_target_->forward(next);
+      torch::Tensor next_v;
+      if (cfg_.double_q)
+        next_v = next_q.gather(1, q_net_->forward(next).argmax(1, /*keepdim=*/true)).squeeze(1);
+      else
+        next_v = std::get<0>(next_q.max(1));
+      // Time-outs are not terminal: `terminated` is 0 there and the bootstrap stays.
+      target = s.rewards + s.discounts * (1.0f - s.terminated) * next_v;
+    }
+    const torch::Tensor q =
+        q_net_->forward(observation_tensors(space, s.obs)).gather(1, (s.actions - start).unsqueeze(1)).squeeze(1);
+    const torch::Tensor loss = cfg_.loss == "huber" ? torch::smooth_l1_loss(q, target) : torch::mse_loss(q, target);
+    optimizer_->zero_grad();
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(params, cfg_.max_grad_norm);
+    optimizer_->step();
+    ++n_updates_;
+    loss_sum += loss.detach();
+    q_sum += q.detach().mean();
+  }
+  Logger& log = monitor.logger();
+  const double steps = static_cast<double>(std::max<std::int64_t>(gradient_steps, 1));
+  log.record("train/loss", loss_sum.item<double>() / steps);
+  log.record("train/q_mean", q_sum.item<double>() / steps);
+  log.record("train/learning_rate", cfg_.learning_rate);
+  log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
+}
+
+void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
+  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
+  configure_threads(setup_.preset.torch_threads, 1);
+  if (!venv_) {
+    venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
+    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
+  }
+  if (!buffer_)
+    buffer_ =
+        std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, cfg_.n_envs);
+  const std::int64_t n_envs = venv_->num_envs();
+  const std::int64_t target_every = std::max<std::int64_t>(cfg_.target_update_interval / n_envs, 1);
+  const std::int64_t end = num_timesteps_ + timesteps;
+  const ConstBytes actions(reinterpret_cast<const std::byte*>(actions_.data()), actions_.size() * sizeof(std::int64_t));
+  std::vector<std::byte> obs(venv_->observation_bytes().size());
+
+  MonitorOptions mo;
+  mo.start_step = num_timesteps_;
+  mo.total_steps = end;
+  mo.log_every = setup_.preset.log_every;
+  mo.log_dir = log_dir();
+  mo.progress = progress_bar();
+  TrainingMonitor monitor(mo);
+  if (callbacks) callbacks->on_training_start(*this);
+  bool stop = false;
+  while (num_timesteps_ < end && !stop) {
+    std::int64_t collected = 0;
+    while (collected < cfg_.train_freq && num_timesteps_ < end && !stop) {
+      // Before learning_starts actions are uniformly random (SB3).
+      choose_actions(num_timesteps_ < cfg_.learning_starts);
+      std::memcpy(obs.data(), venv_->observation_bytes().data(), obs.size());
+      venv_->step(actions);
+      num_timesteps_ += n_envs;
+      ++n_calls_;
+      ++collected;
+      buffer_->add(obs, actions, venv_->rewards(), venv_->terminated(), venv_->truncated(), venv_->observation_bytes(),
+                   venv_->final_observation_bytes());
+      if (n_calls_ % target_every == 0) update_target();
+      if (!monitor.after_step(*this, *venv_, num_timesteps_, callbacks)) stop = true;
+    }
+    monitor.logger().record("rollout/exploration_rate", exploration_rate());
+    // SB3 does not train after a callback asked to stop.
+    if (!stop && num_timesteps_ > cfg_.learning_starts)
+      train(cfg_.gradient_steps > 0 ? cfg_.gradient_steps : collected * n_envs, monitor);
+    // The cycle is complete here: a checkpoint taken now resumes exactly.
+    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+  }
+  monitor.finish(num_timesteps_);
+  if (callbacks) callbacks->on_training_end(*this);
+}
+
+CheckpointWriter DqnAgent::checkpoint() const {
+  CheckpointWriter w = agent_checkpoint_writer(*this);
+  w.add("q_net.pt", save_module(*q_net_));
+  w.add("q_target.pt", save_module(*q_target_));
+  w.add("optimizer.pt", save_optimizer(*optimizer_));
+  w.add_json("state.json", nlohmann::json{{"num_timesteps", num_timesteps_},
+                                          {"n_calls", n_calls_},
+                                          {"n_updates", n_updates_},
+                                          {"exploration_rng", rng_.state()}});
+  if (buffer_ && setup_.preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
+  // The training envs mid-episode, so that a resumed run continues them exactly. Envs that
+  // cannot save their state start fresh episodes on resume instead.
+  if (venv_) {
+    try {
+      w.add_json("envs.json", venv_->save_state());
+    } catch (const UserError& e) {
+      spdlog::warn("{}; a resumed run will start new episodes", e.what());
+    }
+  }
+  return w;
+}
+
+void DqnAgent::restore(const CheckpointReader& reader) {
+  load_module(*q_net_, reader, "q_net.pt");
+  load_module(*q_target_, reader, "q_target.pt");
+  load_optimizer(*optimizer_, reader, "optimizer.pt");
+  load_generator_state(reader, "torch_rng");
+  const auto state = reader.read_json("state.json");
+  try {
+    num_timesteps_ = state.at("num_timesteps").get<std::int64_t>();
+    n_calls_ = state.at("n_calls").get<std::int64_t>();
+    n_updates_ = state.at("n_updates").get<std::int64_t>();
+    rng_.set_state(state.at("exploration_rng").get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(fmt::format("{}: bad DQN state: {}", (reader.dir() / "state.json").string(), e.what()));
+  }
+  if (reader.has("replay_buffer.pt")) {
+    buffer_ =
+        std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, cfg_.n_envs);
+    buffer_->load(reader, "replay_buffer.pt");
+  }
+  // Without saved env states the envs restart from a seed that depends on the progress; the
+  // replay buffer then ends its stored streams there (see ReplayBuffer::add).
+  venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
+  if (reader.has("envs.json"))
+    venv_->load_state(reader.read_json("envs.json"));
+  else
+    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+}
+
+void register_dqn() {
+  register_algorithm(
+      "dqn", AlgorithmEntry{[](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<DqnAgent>(s); },
+                            [](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
+                              auto agent = std::make_unique<DqnAgent>(s);
+                              agent->restore(r);
+                              return agent;
+                            },
+                            [] { return describe_config<DqnConfig>(); },
+                            "Deep Q-Network (Discrete actions; options: double Q, dueling head, n-step returns)"});
+}
+
+}  // namespace rlzoo

@@ -1,0 +1,83 @@
+// Deep Q-Network (Mnih et al. 2015) as Stable-Baselines3 runs it: a replay buffer (each
+// observation stored once, time-outs bootstrapped from the true final observation), a target
+// network (hard copy every target_update_interval env steps, or Polyak tau), a linear epsilon
+// schedule per env step, Huber (or MSE) TD loss, global grad-norm clipping, train_freq /
+// gradient_steps / learning_starts. Options beyond SB3: Double DQN (double_q), a dueling head
+// (policy.dueling) and n-step returns (n_step). Discrete action spaces only.
+// Hyperparameters: algorithms/dqn/dqn_config.h.
+//
+// Legal-action masks are honoured when acting (greedy and random actions alike); the
+// bootstrap max over next actions does not see them (the replay buffer does not store masks).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "agents/agent.h"
+#include "agents/algorithm_registry.h"
+#include "agents/buffers/replay_buffer.h"
+#include "agents/nets/networks.h"
+#include "algorithms/dqn/dqn_config.h"
+#include "core/common/rng.h"
+#include "core/vector/vector_env.h"
+
+namespace rlzoo {
+
+class TrainingMonitor;
+
+class DqnAgent : public Agent {
+ public:
+  // Throws a UserError (naming the preset and its `env` key) for an env whose action space is
+  // not Discrete, and a ConfigError for invalid hyperparams.
+  explicit DqnAgent(const AgentSetup& setup);
+
+  std::string algorithm() const override { return "dqn"; }
+  const EnvSpec& env_spec() const override { return spec_; }
+  YAML::Node config() const override;
+  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
+  std::int64_t num_timesteps() const override { return num_timesteps_; }
+  // Greedy actions when options.deterministic, else epsilon-greedy with the current
+  // exploration_rate(); both keep to options.action_mask.
+  torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  // Networks, optimizer, generator states, counters, the training envs mid-episode and
+  // (unless the preset's checkpoint.save_replay_buffer is false) the replay buffer. Taken
+  // between train_freq blocks (Callback::on_rollout_end), a checkpoint resumes bit for bit.
+  CheckpointWriter checkpoint() const override;
+  // Restores what checkpoint() wrote into this freshly made agent.
+  void restore(const CheckpointReader& reader);
+
+  const DqnConfig& hyperparams() const { return cfg_; }
+  // Epsilon for the next env step (the linear schedule over the preset's n_timesteps).
+  double exploration_rate() const;
+  std::int64_t n_updates() const { return n_updates_; }
+  QNetwork& q_net() { return q_net_; }
+  QNetwork& q_target() { return q_target_; }
+  // Null until learn() (or restore() of a checkpoint with a buffer) creates it.
+  const ReplayBuffer* replay_buffer() const { return buffer_.get(); }
+
+ private:
+  // Fills actions_ for the vector env's current observations.
+  void choose_actions(bool uniformly_random);
+  // Epsilon-greedy over q [B, n] (masks [B, n] bool or undefined) with the agent's Rng.
+  torch::Tensor epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps);
+  std::int64_t random_action(const std::uint8_t* mask_row);
+  void train(std::int64_t gradient_steps, TrainingMonitor& monitor);
+  void update_target();
+
+  AgentSetup setup_;
+  DqnConfig cfg_;
+  EnvSpec spec_;
+  QNetwork q_net_{nullptr}, q_target_{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<VectorEnv> venv_;
+  std::unique_ptr<ReplayBuffer> buffer_;
+  Rng rng_;  // exploration coins and random actions
+  std::vector<std::int64_t> actions_;
+  std::int64_t num_timesteps_ = 0;
+  std::int64_t n_calls_ = 0;    // vector-env steps (SB3's _n_calls): the target-update clock
+  std::int64_t n_updates_ = 0;  // gradient steps
+};
+
+void register_dqn();
+
+}  // namespace rlzoo
