@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
@@ -38,6 +39,22 @@ std::string resolve_agent_dir(const std::string& path) {
 AgentSetup saved_setup(const CheckpointReader& reader) {
   const std::string source = (reader.dir() / "preset.yaml").string();
   return parse_preset(load_yaml_string(reader.read("preset.yaml"), source), ConfigContext(source));
+}
+
+void add_training_envs(CheckpointWriter& writer, const VectorEnv* envs) {
+  if (!envs) return;
+  try {
+    writer.add_json("envs.json", envs->save_state());
+  } catch (const UserError& e) {
+    spdlog::warn("{}; a resumed run will start new episodes", e.what());
+  }
+}
+
+void restore_training_envs(VectorEnv& envs, const CheckpointReader& reader, std::uint64_t fallback_seed) {
+  if (reader.has("envs.json"))
+    envs.load_state(reader.read_json("envs.json"));
+  else
+    envs.reset(fallback_seed);
 }
 
 }  // namespace rlzoo

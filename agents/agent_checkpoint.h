@@ -11,6 +11,7 @@
 #include "agents/algorithm_registry.h"
 #include "core/checkpoint/reader.h"
 #include "core/checkpoint/writer.h"
+#include "core/vector/vector_env.h"
 
 namespace rlzoo {
 
@@ -23,5 +24,13 @@ std::string resolve_agent_dir(const std::string& path);
 
 // The preset saved in a checkpoint, validated.
 AgentSetup saved_setup(const CheckpointReader& reader);
+
+// Adds the training envs' state mid-episode ("envs.json"), so that a resumed run continues
+// them exactly. Envs that cannot save their state are skipped with a warning (a resumed run
+// then starts new episodes).
+void add_training_envs(CheckpointWriter& writer, const VectorEnv* envs);
+// Restores what add_training_envs saved, or, for a checkpoint without it, resets the envs
+// with `fallback_seed`.
+void restore_training_envs(VectorEnv& envs, const CheckpointReader& reader, std::uint64_t fallback_seed);
 
 }  // namespace rlzoo

@@ -27,4 +27,8 @@ AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx) {
   return setup;
 }
 
+EnvSpec preset_env_spec(const AgentSetup& setup) {
+  return make_env(setup.preset.env, setup.preset.env_kwargs, setup.ctx.child("env_kwargs"))->spec();
+}
+
 }  // namespace rlzoo

@@ -37,4 +37,7 @@ void register_algorithm(const std::string& id, AlgorithmEntry entry);
 // Validates a preset YAML into an AgentSetup (does not build the agent).
 AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx);
 
+// The spec (spaces, limits) of the preset's env, made with its env_kwargs (validated).
+EnvSpec preset_env_spec(const AgentSetup& setup);
+
 }  // namespace rlzoo

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
-#include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
 #include "agents/nets/observation.h"
@@ -19,7 +18,7 @@ namespace {
 constexpr std::uint64_t kExplorationStream = 0x44514E;  // "DQN"
 
 EnvSpec probe_spec(const AgentSetup& setup) {
-  EnvSpec spec = make_env(setup.preset.env, setup.preset.env_kwargs, setup.ctx.child("env_kwargs"))->spec();
+  EnvSpec spec = preset_env_spec(setup);
   try {
     require_discrete_actions(spec.action_space, "dqn", spec.id);
   } catch (const UserError& e) {
@@ -234,15 +233,7 @@ CheckpointWriter DqnAgent::checkpoint() const {
                                           {"n_updates", n_updates_},
                                           {"exploration_rng", rng_.state()}});
   if (buffer_ && setup_.preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
-  // The training envs mid-episode, so that a resumed run continues them exactly. Envs that
-  // cannot save their state start fresh episodes on resume instead.
-  if (venv_) {
-    try {
-      w.add_json("envs.json", venv_->save_state());
-    } catch (const UserError& e) {
-      spdlog::warn("{}; a resumed run will start new episodes", e.what());
-    }
-  }
+  add_training_envs(w, venv_.get());
   return w;
 }
 
@@ -268,10 +259,8 @@ void DqnAgent::restore(const CheckpointReader& reader) {
   // Without saved env states the envs restart from a seed that depends on the progress; the
   // replay buffer then ends its stored streams there (see ReplayBuffer::add).
   venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
-  if (reader.has("envs.json"))
-    venv_->load_state(reader.read_json("envs.json"));
-  else
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+  restore_training_envs(*venv_, reader,
+                        static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
 }
 
 void register_dqn() {

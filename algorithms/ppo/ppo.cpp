@@ -1,7 +1,6 @@
 #include "algorithms/ppo/ppo.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
 #include "agents/nets/observation.h"
@@ -12,16 +11,10 @@
 
 namespace rlzoo {
 
-namespace {
-EnvSpec probe_spec(const PresetConfig& p, const ConfigContext& ctx) {
-  return make_env(p.env, p.env_kwargs, ctx.child("env_kwargs"))->spec();
-}
-}  // namespace
-
 PpoAgent::PpoAgent(const AgentSetup& setup)
     : setup_(setup),
       cfg_(parse_config<PpoConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
-      spec_(probe_spec(setup.preset, setup.ctx)) {
+      spec_(preset_env_spec(setup)) {
   const Space& obs = spec_.observation_space;
   if (cfg_.normalize_obs && !(obs.is_box() && dtype_is_floating(obs.dtype())))
     setup.ctx.child("hyperparams.normalize_obs")
@@ -220,15 +213,7 @@ CheckpointWriter PpoAgent::checkpoint() const {
   if (obs_norm_) state["obs_normalizer"] = obs_norm_->state();
   if (reward_norm_) state["reward_normalizer"] = reward_norm_->state();
   w.add_json("state.json", state);
-  // The training envs mid-episode: a resumed run continues them exactly. Envs that cannot
-  // save their state start fresh episodes on resume instead.
-  if (venv_) {
-    try {
-      w.add_json("envs.json", venv_->save_state());
-    } catch (const UserError& e) {
-      spdlog::warn("{}; a resumed run will start new episodes", e.what());
-    }
-  }
+  add_training_envs(w, venv_.get());
   return w;
 }
 
@@ -242,10 +227,8 @@ void PpoAgent::restore(const CheckpointReader& reader) {
   if (obs_norm_) obs_norm_->load_state(state.at("obs_normalizer"));
   if (reward_norm_) reward_norm_->load_state(state.at("reward_normalizer"));
   create_envs();
-  if (reader.has("envs.json"))
-    venv_->load_state(reader.read_json("envs.json"));
-  else
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+  restore_training_envs(*venv_, reader,
+                        static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
 }
 
 void register_ppo() {

@@ -27,14 +27,7 @@ class Dqn : public ::testing::Test {
   }
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 // A small, fast configuration: 2 envs, training from step 64, every 4 vector steps.
 std::vector<std::string> tiny(std::vector<std::string> extra = {}) {

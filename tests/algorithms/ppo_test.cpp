@@ -24,14 +24,7 @@ class Ppo : public ::testing::Test {
   }
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST_F(Ppo, BadPresetsGiveOneClearErrorEach) {
   EXPECT_THAT(error_of([] { make_agent("ppp", "CartPole-v1"); }), HasSubstr("key 'algo': unknown algorithm 'ppp'"));

@@ -4,6 +4,7 @@
 
 #include "core/registry/env_registry.h"
 #include "tests/core/test_envs.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
@@ -13,14 +14,7 @@ using test::EchoEnv;
 using test::MaskedEnv;
 using test::WalkEnv;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(Env, StepBeforeResetIsAnError) {
   WalkEnv env;

@@ -1,5 +1,7 @@
 #include "tests/support/test_paths.h"
 
+#include "core/common/error.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,6 +49,15 @@ CommandResult run_command(const std::string& command, const std::string& input) 
   r.err = slurp(err);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace rlzoo::test

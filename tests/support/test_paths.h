@@ -1,6 +1,7 @@
 // Paths the tests need, fixed at configure time.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,5 +23,8 @@ struct CommandResult {
   std::string err;
 };
 CommandResult run_command(const std::string& command, const std::string& input = "");
+
+// The message of the UserError (or subclass) that f throws, or "" when it throws none.
+std::string error_of(const std::function<void()>& f);
 
 }  // namespace rlzoo::test
