@@ -5,6 +5,7 @@
 #include <numeric>
 #include <spdlog/spdlog.h>
 
+#include "agents/agent.h"
 #include "core/logging/console_sink.h"
 
 namespace rlzoo {
@@ -30,6 +31,21 @@ TrainingMonitor::TrainingMonitor(const MonitorOptions& options)
     progress_ = std::make_unique<ProgressBar>(p);
   }
 }
+
+namespace {
+MonitorOptions options_for(const Agent& agent, std::int64_t end, std::int64_t log_every) {
+  MonitorOptions o;
+  o.start_step = agent.num_timesteps();
+  o.total_steps = end;
+  o.log_every = log_every;
+  o.log_dir = agent.log_dir();
+  o.progress = agent.progress_bar();
+  return o;
+}
+}  // namespace
+
+TrainingMonitor::TrainingMonitor(const Agent& agent, std::int64_t end, std::int64_t log_every)
+    : TrainingMonitor(options_for(agent, end, log_every)) {}
 
 TrainingMonitor::~TrainingMonitor() = default;
 

@@ -28,6 +28,9 @@ struct MonitorOptions {
 class TrainingMonitor {
  public:
   explicit TrainingMonitor(const MonitorOptions& options);
+  // For agent.learn(): from its current num_timesteps() to `end`, logging to its log_dir()
+  // every `log_every` steps, with its progress-bar setting.
+  TrainingMonitor(const Agent& agent, std::int64_t end, std::int64_t log_every);
   ~TrainingMonitor();
 
   // After each vector-env step: collects the episodes that ended (telling the callbacks),

@@ -188,13 +188,7 @@ void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   const ConstBytes actions(reinterpret_cast<const std::byte*>(actions_.data()), actions_.size() * sizeof(std::int64_t));
   std::vector<std::byte> obs(venv_->observation_bytes().size());
 
-  MonitorOptions mo;
-  mo.start_step = num_timesteps_;
-  mo.total_steps = end;
-  mo.log_every = setup_.preset.log_every;
-  mo.log_dir = log_dir();
-  mo.progress = progress_bar();
-  TrainingMonitor monitor(mo);
+  TrainingMonitor monitor(*this, end, setup_.preset.log_every);
   if (callbacks) callbacks->on_training_start(*this);
   bool stop = false;
   while (num_timesteps_ < end && !stop) {

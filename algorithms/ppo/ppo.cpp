@@ -178,13 +178,7 @@ void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
     venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
   }
   const std::int64_t target = num_timesteps_ + timesteps;
-  MonitorOptions mo;
-  mo.start_step = num_timesteps_;
-  mo.total_steps = target;
-  mo.log_every = setup_.preset.log_every;
-  mo.log_dir = log_dir();
-  mo.progress = progress_bar();
-  TrainingMonitor monitor(mo);
+  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
   if (callbacks) callbacks->on_training_start(*this);
   bool stop = false;
   while (num_timesteps_ < target && !stop) {
