@@ -25,7 +25,7 @@ struct EvalSettings {
 };
 
 struct CheckpointSettings {
-  std::int64_t every = 0;   // env steps between checkpoints (0: only the final agent)
+  std::int64_t every = 50'000;  // env steps between checkpoints (0: only the final agent)
   int keep = 3;
   bool save_replay_buffer = true;
   static void describe(Fields<CheckpointSettings>& f) {
