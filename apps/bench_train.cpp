@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <filesystem>
 #include <fmt/format.h>
 #include <numeric>
 #include <optional>
@@ -56,11 +57,15 @@ struct TrainBenchOptions {
 
 void bench_algorithm(const std::string& algo, const TrainBenchOptions& o, double reference_seconds,
                      double reference_steps, double reference_rate, const std::string& reference_name) {
-  const std::string preset = fmt::format("{}/{}/CartPole-v1.yaml", o.configs, algo);
+  // A preset tuned for this benchmark (configs/bench/) when there is one, else the algorithm's.
+  std::string preset = fmt::format("{}/bench/{}/CartPole-v1.yaml", o.configs, algo);
+  if (!std::filesystem::exists(preset)) preset = fmt::format("{}/{}/CartPole-v1.yaml", o.configs, algo);
   std::vector<double> seconds, steps, rates;
   int reached = 0;
   for (int seed = 0; seed < o.seeds; ++seed) {
-    auto agent = Agent::from_preset(preset, {fmt::format("seed={}", seed), fmt::format("n_timesteps={}", o.max_steps)});
+    // The preset's n_timesteps stays as it is: its schedules (exploration, learning rate)
+    // are defined over it; learn() may run past it until max_steps.
+    auto agent = Agent::from_preset(preset, {fmt::format("seed={}", seed)});
     agent->set_progress_bar(false);
     CallbackList callbacks;
     auto timer = std::make_unique<TimeToThreshold>(475.0, 10);
@@ -100,7 +105,7 @@ void add_train_bench_command(CLI::App& bench) {
   auto o = std::make_shared<TrainBenchOptions>();
   auto algos = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"ppo", "dqn"});
   cmd->add_option("--algos", *algos, "Algorithms to measure");
-  cmd->add_option("--configs", o->configs, "Preset folder (uses <folder>/<algo>/CartPole-v1.yaml)");
+  cmd->add_option("--configs", o->configs, "Preset folder (uses <folder>/bench/<algo>/CartPole-v1.yaml, else <folder>/<algo>/CartPole-v1.yaml)");
   cmd->add_option("--seeds", o->seeds, "Seeds (the median is printed)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-steps", o->max_steps, "Give up after this many env steps per seed")->check(CLI::PositiveNumber);
   cmd->callback([o, algos] {
