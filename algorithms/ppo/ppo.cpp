@@ -22,6 +22,11 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
               "observation normalisation needs a float Box observation space, not " + obs.describe());
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
   policy_ = ActorCritic(obs, spec_.action_space, cfg_.policy);
+  if (policy_->continuous()) {  // bounds for clipping actions sent to the envs, built once
+    const Space& a = spec_.action_space;
+    action_low_ = torch::tensor(a.low(), torch::kFloat64).to(torch::kFloat32).view(a.shape());
+    action_high_ = torch::tensor(a.high(), torch::kFloat64).to(torch::kFloat32).view(a.shape());
+  }
   optimizer_ = std::make_unique<torch::optim::Adam>(
       policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate).eps(cfg_.adam_eps));
   if (cfg_.normalize_obs) obs_norm_ = std::make_unique<ObservationNormalizer>(obs.numel(), cfg_.clip_obs);
@@ -56,10 +61,7 @@ torch::Tensor PpoAgent::current_masks() const {
 
 torch::Tensor PpoAgent::to_env_actions(const torch::Tensor& actions) const {
   if (!policy_->continuous()) return actions.to(torch::kInt64).contiguous();
-  const Space& s = spec_.action_space;
-  const auto low = torch::tensor(s.low(), torch::kFloat64).to(torch::kFloat32).view(s.shape());
-  const auto high = torch::tensor(s.high(), torch::kFloat64).to(torch::kFloat32).view(s.shape());
-  return torch::max(torch::min(actions.to(torch::kFloat32), high), low).contiguous();
+  return torch::max(torch::min(actions.to(torch::kFloat32), action_high_), action_low_).contiguous();
 }
 
 torch::Tensor PpoAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {

@@ -53,6 +53,7 @@ class PpoAgent : public Agent {
   std::unique_ptr<RewardNormalizer> reward_norm_;
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<RolloutBuffer> buffer_;
+  torch::Tensor action_low_, action_high_;
   std::int64_t num_timesteps_ = 0;
   std::int64_t n_updates_ = 0;
 };
