@@ -22,6 +22,7 @@
 #include "core/checkpoint/writer.h"
 #include "core/config/context.h"
 #include "core/env/env.h"
+#include "core/torch/gradient_reducer.h"
 
 namespace rlzoo {
 
@@ -83,7 +84,13 @@ class Agent {
   void set_progress_bar(bool on) { progress_bar_ = on; }
   bool progress_bar() const { return progress_bar_; }
 
+  // Called by learners between backward() and the optimiser step (core/torch/gradient_reducer.h):
+  // a no-op by default; the distributed runtime installs an all-reduce across learners.
+  void set_gradient_reducer(std::shared_ptr<GradientReducer> reducer) { reducer_ = std::move(reducer); }
+  GradientReducer& gradient_reducer() const { return *reducer_; }
+
  private:
+  std::shared_ptr<GradientReducer> reducer_ = local_gradient_reducer();
   std::string log_dir_;
   bool progress_bar_ = true;
 };

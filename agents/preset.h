@@ -4,6 +4,7 @@
 //   env: CartPole-v1
 //   n_timesteps: 100000
 //   seed: 0
+//   runtime: {actors: 2}        # parallel actor threads (core/runtime/runtime_config.h)
 //   hyperparams: {...}          # validated by the algorithm's own config struct
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/config/schema.h"
+#include "core/runtime/runtime_config.h"
 
 namespace rlzoo {
 
@@ -46,6 +48,7 @@ struct PresetConfig {
   std::int64_t log_every = 10'000;
   EvalSettings eval;
   CheckpointSettings checkpoint;
+  RuntimeConfig runtime;
   YAML::Node hyperparams;
 
   static void describe(Fields<PresetConfig>& f) {
@@ -58,6 +61,7 @@ struct PresetConfig {
     f("log_every", &PresetConfig::log_every, "env steps between log dumps", Bound::at_least(1));
     f("eval", &PresetConfig::eval, "periodic evaluation during training");
     f("checkpoint", &PresetConfig::checkpoint, "periodic checkpoints");
+    f("runtime", &PresetConfig::runtime, "parallel actor threads (algorithms that support them: dqn, ppo)");
     f("hyperparams", &PresetConfig::hyperparams, "the algorithm's hyperparameters (see rlzoo list algos)");
   }
 };

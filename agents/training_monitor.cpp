@@ -7,6 +7,7 @@
 
 #include "agents/agent.h"
 #include "core/logging/console_sink.h"
+#include "core/runtime/stop.h"
 
 namespace rlzoo {
 
@@ -53,25 +54,32 @@ double TrainingMonitor::mean_recent_return() const { return mean_of(returns_); }
 
 bool TrainingMonitor::after_step(Agent& agent, const VectorEnv& venv, std::int64_t num_timesteps,
                                  CallbackList* callbacks) {
-  const auto term = venv.terminated();
-  const auto trunc = venv.truncated();
-  for (std::size_t i = 0; i < term.size(); ++i) {
-    if (!term[i] && !trunc[i]) continue;
-    returns_.push_back(venv.episode_returns()[i]);
-    lengths_.push_back(static_cast<double>(venv.episode_lengths()[i]));
+  return after_step(agent, StepEpisodes{venv.terminated(), venv.truncated(), venv.episode_returns(), venv.episode_lengths()},
+                    num_timesteps, callbacks);
+}
+
+bool TrainingMonitor::after_step(Agent& agent, const StepEpisodes& step, std::int64_t num_timesteps,
+                                 CallbackList* callbacks) {
+  for (std::size_t i = 0; i < step.terminated.size(); ++i) {
+    if (!step.terminated[i] && !step.truncated[i]) continue;
+    returns_.push_back(step.returns[i]);
+    lengths_.push_back(static_cast<double>(step.lengths[i]));
     if (returns_.size() > kWindow) {
       returns_.pop_front();
       lengths_.pop_front();
     }
     ++episodes_;
-    if (progress_) progress_->add_episode_return(venv.episode_returns()[i]);
-    if (callbacks) callbacks->on_episode_end(agent, venv.episode_returns()[i], venv.episode_lengths()[i], num_timesteps);
+    if (progress_) progress_->add_episode_return(step.returns[i]);
+    if (callbacks) callbacks->on_episode_end(agent, step.returns[i], step.lengths[i], num_timesteps);
   }
   if (progress_) progress_->update(num_timesteps);
   if (num_timesteps >= next_dump_) {
     while (next_dump_ <= num_timesteps) next_dump_ += options_.log_every;
     dump(num_timesteps);
   }
+  // SIGINT/SIGTERM (while a SignalStop is alive, core/runtime/stop.h) end training like a
+  // callback asking to stop: the learner finishes its cycle and callbacks see on_training_end.
+  if (signal_stop_requested()) return false;
   return callbacks ? callbacks->on_step(agent, num_timesteps) : true;
 }
 

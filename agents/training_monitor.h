@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "agents/callbacks.h"
@@ -15,6 +16,14 @@
 #include "core/vector/vector_env.h"
 
 namespace rlzoo {
+
+// What one vector-env step reports about episodes: rows where terminated or truncated hold a
+// finished episode's return and length (a VectorEnv's spans, or a runtime trajectory's step t).
+struct StepEpisodes {
+  std::span<const std::uint8_t> terminated, truncated;
+  std::span<const double> returns;
+  std::span<const std::int64_t> lengths;
+};
 
 struct MonitorOptions {
   std::int64_t start_step = 0;   // num_timesteps when learn() started
@@ -37,6 +46,7 @@ class TrainingMonitor {
   // advances the progress bar, dumps the logs when log_every steps have passed, and calls
   // the callbacks' on_step. Returns false when a callback asks to stop.
   bool after_step(Agent& agent, const VectorEnv& venv, std::int64_t num_timesteps, CallbackList* callbacks);
+  bool after_step(Agent& agent, const StepEpisodes& step, std::int64_t num_timesteps, CallbackList* callbacks);
   // The algorithm's keys for the next dump ("train/loss", ...).
   Logger& logger() { return logger_; }
   double mean_recent_return() const;   // NaN before the first episode ends

@@ -6,6 +6,7 @@ namespace rlzoo::cli {
 void add_env_bench_command(CLI::App& bench);
 #ifdef RLZOO_WITH_TORCH
 void add_train_bench_command(CLI::App& bench);
+void add_runtime_bench_command(CLI::App& bench);
 #endif
 
 void add_bench_commands(CLI::App& app) {
@@ -14,6 +15,7 @@ void add_bench_commands(CLI::App& app) {
   add_env_bench_command(*bench);
 #ifdef RLZOO_WITH_TORCH
   add_train_bench_command(*bench);
+  add_runtime_bench_command(*bench);
 #endif
 }
 

@@ -16,6 +16,9 @@
 #include "apps/commands.h"
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
+#include "core/runtime/stop.h"
+
+#include <csignal>
 
 namespace rlzoo::cli {
 
@@ -66,7 +69,21 @@ void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t
     callbacks.add(std::make_unique<CheckpointCallback>((fs::path(run_dir) / "checkpoints").string(), ckpt_every,
                                                        cfg["checkpoint"]["keep"].as<int>()));
   agent.set_log_dir((fs::path(run_dir) / "logs").string());
-  if (remaining > 0) agent.learn(remaining, &callbacks);
+  {
+    // SIGINT/SIGTERM: learn() stops after the current step (actors after theirs), callbacks
+    // see on_training_end (the CheckpointCallback saves), logs are flushed.
+    SignalStop signals;
+    if (remaining > 0) agent.learn(remaining, &callbacks);
+  }
+  if (const int sig = stop_signal()) {
+    const fs::path ckpts = fs::path(run_dir) / "checkpoints";
+    if (ckpt_every <= 0)
+      CheckpointManager(ckpts, cfg["checkpoint"]["keep"].as<int>()).save(agent.num_timesteps(), agent.checkpoint());
+    spdlog::warn("{} at {} steps; checkpoint saved in {}; continue with: rlzoo train --resume {}",
+                 sig == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)", agent.num_timesteps(), ckpts.string(),
+                 run_dir);
+    throw Interrupted{sig};
+  }
   agent.save((fs::path(run_dir) / "final").string());
   spdlog::info("trained {} steps; final agent saved in {}", agent.num_timesteps(), (fs::path(run_dir) / "final").string());
 }

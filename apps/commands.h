@@ -7,6 +7,12 @@
 
 namespace rlzoo::cli {
 
+// Thrown after a run stopped cleanly on SIGINT/SIGTERM (its checkpoint written); main() exits
+// with 128 + signal, as a shell expects of a process ended by that signal.
+struct Interrupted {
+  int signal;
+};
+
 void add_list_command(CLI::App& app);
 void add_env_commands(CLI::App& app);
 void add_bench_commands(CLI::App& app);

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const rlzoo::cli::Interrupted& i) {
+    return 128 + i.signal;
   } catch (const rlzoo::UserError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "rlzoo: error: {}\n", e.what());

@@ -46,6 +46,22 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
   optimizer_ =
       std::make_unique<torch::optim::Adam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
   actions_.resize(static_cast<std::size_t>(cfg_.n_envs));
+  const RuntimeConfig& rt = setup.preset.runtime;
+  if (rt.enabled() && cfg_.n_envs != 1 && cfg_.n_envs != rt.total_envs())
+    setup.ctx.child("hyperparams.n_envs")
+        .fail(setup.preset.hyperparams["n_envs"],
+              fmt::format("with runtime.actors the envs are actors x envs_per_actor = {}; leave n_envs out or set it to that",
+                          rt.total_envs()));
+}
+
+std::int64_t DqnAgent::buffer_envs() const {
+  const RuntimeConfig& rt = setup_.preset.runtime;
+  return rt.enabled() ? rt.total_envs() : cfg_.n_envs;
+}
+
+void DqnAgent::ensure_buffer() {
+  if (buffer_) return;
+  buffer_ = std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, buffer_envs());
 }
 
 YAML::Node DqnAgent::config() const {
@@ -158,6 +174,7 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     const torch::Tensor loss = cfg_.loss == "huber" ? torch::smooth_l1_loss(q, target) : torch::mse_loss(q, target);
     optimizer_->zero_grad();
     loss.backward();
+    gradient_reducer().reduce(params);
     torch::nn::utils::clip_grad_norm_(params, cfg_.max_grad_norm);
     optimizer_->step();
     ++n_updates_;
@@ -172,18 +189,33 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
 }
 
+bool DqnAgent::observe_step(ConstBytes obs, ConstBytes actions, std::span<const double> rewards,
+                            const StepEpisodes& episodes, ConstBytes next_obs, ConstBytes final_obs,
+                            TrainingMonitor& monitor, CallbackList* callbacks) {
+  const std::int64_t n_envs = buffer_->n_envs();
+  buffer_->add(obs, actions, rewards, episodes.terminated, episodes.truncated, next_obs, final_obs);
+  num_timesteps_ += n_envs;
+  ++n_calls_;
+  if (n_calls_ % std::max<std::int64_t>(cfg_.target_update_interval / n_envs, 1) == 0) update_target();
+  return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
+}
+
+void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor) {
+  monitor.logger().record("rollout/exploration_rate", exploration_rate());
+  // SB3 does not train after a callback asked to stop.
+  if (!stopped && num_timesteps_ > cfg_.learning_starts)
+    train(cfg_.gradient_steps > 0 ? cfg_.gradient_steps : collected * buffer_->n_envs(), monitor);
+}
+
 void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
   configure_threads(setup_.preset.torch_threads, 1);
+  if (setup_.preset.runtime.enabled()) return learn_parallel(timesteps, callbacks);
   if (!venv_) {
     venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
     venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
   }
-  if (!buffer_)
-    buffer_ =
-        std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, cfg_.n_envs);
-  const std::int64_t n_envs = venv_->num_envs();
-  const std::int64_t target_every = std::max<std::int64_t>(cfg_.target_update_interval / n_envs, 1);
+  ensure_buffer();
   const std::int64_t end = num_timesteps_ + timesteps;
   const ConstBytes actions(reinterpret_cast<const std::byte*>(actions_.data()), actions_.size() * sizeof(std::int64_t));
   std::vector<std::byte> obs(venv_->observation_bytes().size());
@@ -198,18 +230,14 @@ void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
       choose_actions(num_timesteps_ < cfg_.learning_starts);
       std::memcpy(obs.data(), venv_->observation_bytes().data(), obs.size());
       venv_->step(actions);
-      num_timesteps_ += n_envs;
-      ++n_calls_;
       ++collected;
-      buffer_->add(obs, actions, venv_->rewards(), venv_->terminated(), venv_->truncated(), venv_->observation_bytes(),
-                   venv_->final_observation_bytes());
-      if (n_calls_ % target_every == 0) update_target();
-      if (!monitor.after_step(*this, *venv_, num_timesteps_, callbacks)) stop = true;
+      const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
+                                  venv_->episode_lengths()};
+      if (!observe_step(obs, actions, venv_->rewards(), episodes, venv_->observation_bytes(),
+                        venv_->final_observation_bytes(), monitor, callbacks))
+        stop = true;
     }
-    monitor.logger().record("rollout/exploration_rate", exploration_rate());
-    // SB3 does not train after a callback asked to stop.
-    if (!stop && num_timesteps_ > cfg_.learning_starts)
-      train(cfg_.gradient_steps > 0 ? cfg_.gradient_steps : collected * n_envs, monitor);
+    end_cycle(collected, stop, monitor);
     // The cycle is complete here: a checkpoint taken now resumes exactly.
     if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
   }
@@ -246,10 +274,11 @@ void DqnAgent::restore(const CheckpointReader& reader) {
     throw UserError(fmt::format("{}: bad DQN state: {}", (reader.dir() / "state.json").string(), e.what()));
   }
   if (reader.has("replay_buffer.pt")) {
-    buffer_ =
-        std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, cfg_.n_envs);
+    ensure_buffer();
     buffer_->load(reader, "replay_buffer.pt");
   }
+  // Runtime actors make their envs when learn() starts (reset from seed + num_timesteps).
+  if (setup_.preset.runtime.enabled()) return;
   // Without saved env states the envs restart from a seed that depends on the progress; the
   // replay buffer then ends its stored streams there (see ReplayBuffer::add).
   venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);

@@ -6,6 +6,10 @@
 // (policy.dueling) and n-step returns (n_step). Discrete action spaces only.
 // Hyperparameters: algorithms/dqn/dqn_config.h.
 //
+// With `runtime: {actors: N, ...}` in the preset, N actor threads step the envs (each with its
+// own epsilon, Ape-X style, see dqn_actor.h) and feed one replay buffer while this thread
+// learns; the replay ratio (gradient steps per env step) is the synchronous loop's.
+//
 // Legal-action masks are honoured when acting (greedy and random actions alike); the
 // bootstrap max over next actions does not see them (the replay buffer does not store masks).
 #pragma once
@@ -24,6 +28,8 @@
 namespace rlzoo {
 
 class TrainingMonitor;
+struct StepEpisodes;
+struct Trajectory;
 
 class DqnAgent : public Agent {
  public:
@@ -55,6 +61,13 @@ class DqnAgent : public Agent {
   // Null until learn() (or restore() of a checkpoint with a buffer) creates it.
   const ReplayBuffer* replay_buffer() const { return buffer_.get(); }
 
+  // The learner's half of one runtime round (train_freq vector steps of every env, merged
+  // along the env axis): stores its transitions, counts steps up to `end`, trains as the
+  // synchronous loop would after those steps. Public so that tests can feed rounds from any
+  // source; learn() calls it. Returns false when a callback asked to stop.
+  bool learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
+                        CallbackList* callbacks = nullptr);
+
  private:
   // Fills actions_ for the vector env's current observations.
   void choose_actions(bool uniformly_random);
@@ -62,6 +75,16 @@ class DqnAgent : public Agent {
   torch::Tensor epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps);
   std::int64_t random_action(const std::uint8_t* mask_row);
   void train(std::int64_t gradient_steps, TrainingMonitor& monitor);
+  // One vector-env step into the replay buffer, the target clock and the monitor. Returns
+  // false when a callback asked to stop.
+  bool observe_step(ConstBytes obs, ConstBytes actions, std::span<const double> rewards, const StepEpisodes& episodes,
+                    ConstBytes next_obs, ConstBytes final_obs, TrainingMonitor& monitor, CallbackList* callbacks);
+  // The end of a train_freq cycle of `collected` vector steps.
+  void end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor);
+  void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
+  // Envs feeding the replay buffer: runtime.actors * envs_per_actor, else n_envs.
+  std::int64_t buffer_envs() const;
+  void ensure_buffer();
   void update_target();
 
   AgentSetup setup_;

@@ -6,6 +6,7 @@
 // behaviour. Validated from a preset's `hyperparams:` section.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,7 @@ struct DqnConfig {
   bool double_q = false;
   std::int64_t n_step = 1;
   std::string loss = "huber";
+  double apex_alpha = 7.0;
   // SB3's DQN network: [64, 64] with ReLU and LibTorch's default initialisation.
   PolicyConfig policy = [] {
     PolicyConfig p;
@@ -63,6 +65,9 @@ struct DqnConfig {
     f("double_q", &DqnConfig::double_q, "Double DQN: the online net picks the next action, the target net values it");
     f("n_step", &DqnConfig::n_step, "n-step returns (stopping at episode ends)", Bound::at_least(1));
     f("loss", &DqnConfig::loss, "TD loss", OneOf{{"huber", "mse"}});
+    f("apex_alpha", &DqnConfig::apex_alpha,
+      "with runtime.actors = N > 1, actor i explores with epsilon^(1 + apex_alpha * i / (N - 1)) (Ape-X); 0: all alike",
+      Bound::at_least(0));
     f("policy", &DqnConfig::policy, "Q network architecture (policy.dueling for a dueling head)");
     f.check("gradient_steps", [](const DqnConfig& c) -> std::optional<std::string> {
       if (c.gradient_steps == 0) return "must be >= 1, or -1 for as many as env steps collected";
@@ -83,6 +88,15 @@ struct DqnConfig {
 
 // SB3's linear schedule (get_linear_fn): epsilon after `num_timesteps` of a run of
 // `total_timesteps` env steps.
+inline double dqn_exploration_rate(const DqnConfig& c, std::int64_t num_timesteps, std::int64_t total_timesteps);
+
+// Epsilon of actor `actor` of `actors` parallel actors (Ape-X's spread, Horgan et al. 2018,
+// applied to the scheduled epsilon): actor 0 keeps the schedule, later ones explore less.
+inline double dqn_actor_exploration_rate(const DqnConfig& c, double scheduled, int actor, int actors) {
+  if (actors <= 1 || c.apex_alpha == 0.0) return scheduled;
+  return std::pow(scheduled, 1.0 + c.apex_alpha * actor / (actors - 1));
+}
+
 inline double dqn_exploration_rate(const DqnConfig& c, std::int64_t num_timesteps, std::int64_t total_timesteps) {
   const double progress =
       total_timesteps > 0 ? static_cast<double>(num_timesteps) / static_cast<double>(total_timesteps) : 1.0;

@@ -5,6 +5,7 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
+#include "core/runtime/trajectory.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
@@ -30,7 +31,26 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
   optimizer_ = std::make_unique<torch::optim::Adam>(
       policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate).eps(cfg_.adam_eps));
   if (cfg_.normalize_obs) obs_norm_ = std::make_unique<ObservationNormalizer>(obs.numel(), cfg_.clip_obs);
-  if (cfg_.normalize_reward) reward_norm_ = std::make_unique<RewardNormalizer>(cfg_.n_envs, cfg_.gamma, cfg_.clip_reward);
+  const RuntimeConfig& rt = setup.preset.runtime;
+  if (rt.enabled()) {
+    if (cfg_.n_envs != 1 && cfg_.n_envs != rt.total_envs())
+      setup.ctx.child("hyperparams.n_envs")
+          .fail(setup.preset.hyperparams["n_envs"],
+                fmt::format("with runtime.actors the envs are actors x envs_per_actor = {}; leave n_envs out or set "
+                            "it to that",
+                            rt.total_envs()));
+    if (cfg_.normalize_obs)
+      setup.ctx.child("hyperparams.normalize_obs")
+          .fail(setup.preset.hyperparams["normalize_obs"],
+                "observation normalisation is not supported with runtime.actors yet (use the synchronous loop)");
+  }
+  if (cfg_.normalize_reward)
+    reward_norm_ = std::make_unique<RewardNormalizer>(rollout_envs(), cfg_.gamma, cfg_.clip_reward);
+}
+
+std::int64_t PpoAgent::rollout_envs() const {
+  const RuntimeConfig& rt = setup_.preset.runtime;
+  return rt.enabled() ? rt.total_envs() : cfg_.n_envs;
 }
 
 YAML::Node PpoAgent::config() const {
@@ -71,10 +91,34 @@ torch::Tensor PpoAgent::act(const std::vector<torch::Tensor>& obs, const ActOpti
   return to_env_actions(options.deterministic ? dist.mode() : dist.sample());
 }
 
+bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
+                           const torch::Tensor& values, const torch::Tensor& log_probs, const torch::Tensor& masks,
+                           std::span<const double> rewards_in, const StepEpisodes& episodes, ConstBytes final_obs,
+                           TrainingMonitor& monitor, CallbackList* callbacks) {
+  const auto n = static_cast<std::int64_t>(rewards_in.size());
+  const auto term =
+      torch::from_blob(const_cast<std::uint8_t*>(episodes.terminated.data()), {n}, torch::kUInt8).to(torch::kBool);
+  const auto trunc =
+      torch::from_blob(const_cast<std::uint8_t*>(episodes.truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
+  const auto dones = (term | trunc).to(torch::kFloat32);
+  auto rewards = torch::from_blob(const_cast<double*>(rewards_in.data()), {n}, torch::kFloat64).to(torch::kFloat32);
+  if (reward_norm_) rewards = reward_norm_->normalize(rewards, dones, /*update=*/true);
+  // Time-outs are not terminal: bootstrap from the true final observation (SB3).
+  const auto timeouts = (trunc & term.logical_not()).nonzero().squeeze(-1);
+  if (timeouts.numel() > 0) {
+    auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
+    for (auto& f : finals) f = f.index_select(0, timeouts);
+    const auto v = policy_->value(preprocess(finals, /*update=*/false));
+    rewards.index_add_(0, timeouts, static_cast<float>(cfg_.gamma) * v);
+  }
+  buffer_->add(obs, actions, rewards, dones, values, log_probs, masks);
+  num_timesteps_ += n;
+  return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
+}
+
 void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks, bool& stop) {
   torch::NoGradGuard no_grad;
   buffer_->reset();
-  const std::int64_t n = venv_->num_envs();
   while (!buffer_->full()) {
     const auto obs = preprocess(current_observations(), /*update=*/true);
     const auto masks = current_masks();
@@ -83,23 +127,11 @@ void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks
     const auto log_probs = dist.log_prob(actions);
     const auto env_actions = to_env_actions(actions);
     venv_->step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
-
-    const auto term = torch::from_blob(const_cast<std::uint8_t*>(venv_->terminated().data()), {n}, torch::kUInt8);
-    const auto trunc = torch::from_blob(const_cast<std::uint8_t*>(venv_->truncated().data()), {n}, torch::kUInt8);
-    const auto dones = (term.to(torch::kBool) | trunc.to(torch::kBool)).to(torch::kFloat32);
-    auto rewards = torch::from_blob(const_cast<double*>(venv_->rewards().data()), {n}, torch::kFloat64).to(torch::kFloat32);
-    if (reward_norm_) rewards = reward_norm_->normalize(rewards, dones, /*update=*/true);
-    // Time-outs are not terminal: bootstrap from the true final observation (SB3).
-    const auto timeouts = (trunc.to(torch::kBool) & term.to(torch::kBool).logical_not()).nonzero().squeeze(-1);
-    if (timeouts.numel() > 0) {
-      auto finals = observation_tensors(spec_.observation_space, venv_->final_observation_bytes().data(), n, true);
-      for (auto& f : finals) f = f.index_select(0, timeouts);
-      const auto v = policy_->value(preprocess(finals, /*update=*/false));
-      rewards.index_add_(0, timeouts, static_cast<float>(cfg_.gamma) * v);
-    }
-    buffer_->add(obs, actions, rewards, dones, values, log_probs, masks);
-    num_timesteps_ += n;
-    if (!monitor.after_step(*this, *venv_, num_timesteps_, callbacks)) stop = true;
+    const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
+                                venv_->episode_lengths()};
+    if (!record_step(obs, actions, values, log_probs, masks, venv_->rewards(), episodes,
+                     venv_->final_observation_bytes(), monitor, callbacks))
+      stop = true;
   }
   const auto last_values = policy_->value(preprocess(current_observations(), /*update=*/false));
   buffer_->compute_returns_and_advantages(last_values, cfg_.gamma, cfg_.gae_lambda);
@@ -141,6 +173,7 @@ void PpoAgent::update(TrainingMonitor& monitor) {
       }
       optimizer_->zero_grad();
       loss.backward();
+      gradient_reducer().reduce(policy_->parameters());
       torch::nn::utils::clip_grad_norm_(policy_->parameters(), cfg_.max_grad_norm);
       optimizer_->step();
       ++n_updates_;
@@ -175,6 +208,7 @@ void PpoAgent::update(TrainingMonitor& monitor) {
 void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
   configure_threads(setup_.preset.torch_threads, 1);
+  if (setup_.preset.runtime.enabled()) return learn_parallel(timesteps, callbacks);
   if (!venv_) {
     create_envs();
     venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
@@ -222,6 +256,7 @@ void PpoAgent::restore(const CheckpointReader& reader) {
   n_updates_ = state.at("n_updates").get<std::int64_t>();
   if (obs_norm_) obs_norm_->load_state(state.at("obs_normalizer"));
   if (reward_norm_) reward_norm_->load_state(state.at("reward_normalizer"));
+  if (setup_.preset.runtime.enabled()) return;  // actors make their envs when learn() starts
   create_envs();
   restore_training_envs(*venv_, reader,
                         static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));

@@ -3,6 +3,11 @@
 // entropy bonus, per-minibatch advantage normalisation, linear LR/clip annealing, global
 // grad-norm clipping, target-KL early stop, observation/reward normalisation; Discrete
 // (with legal-action masks) and Box actions. Hyperparameters: algorithms/ppo/ppo_config.h.
+//
+// With `runtime: {actors: N, ...}` in the preset, N actor threads collect each rollout in
+// parallel (n_steps steps of their envs, all with the parameters of the last update; see
+// ppo_actor.h) and this thread runs the update. Observation normalisation is not available
+// there yet (the actors would need the statistics): a preset asking for both is an error.
 #pragma once
 
 #include <memory>
@@ -16,6 +21,9 @@
 #include "core/vector/vector_env.h"
 
 namespace rlzoo {
+
+struct StepEpisodes;
+struct Trajectory;
 
 class PpoAgent : public Agent {
  public:
@@ -40,6 +48,17 @@ class PpoAgent : public Agent {
   torch::Tensor current_masks() const;
   torch::Tensor to_env_actions(const torch::Tensor& actions) const;
   void collect_rollout(class TrainingMonitor& monitor, CallbackList* callbacks, bool& stop);
+  // One vector step into the rollout buffer (obs already preprocessed): rewards normalised,
+  // time-outs bootstrapped from the final observations, episodes reported. Returns false
+  // when a callback asked to stop.
+  bool record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& values,
+                   const torch::Tensor& log_probs, const torch::Tensor& masks, std::span<const double> rewards,
+                   const StepEpisodes& episodes, ConstBytes final_obs, class TrainingMonitor& monitor,
+                   CallbackList* callbacks);
+  // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
+  bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
+  void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
+  std::int64_t rollout_envs() const;
   void update(class TrainingMonitor& monitor);
   void create_envs();
   double progress_remaining() const;

@@ -61,3 +61,9 @@ ThreadSettings configure_threads(int torch_threads, int blas_threads) {
 }
 
 }  // namespace rlzoo
+
+namespace rlzoo {
+
+void use_one_torch_thread() { at::set_num_threads(1); }
+
+}  // namespace rlzoo

@@ -26,3 +26,12 @@ struct ThreadSettings {
 ThreadSettings configure_threads(int torch_threads, int blas_threads);
 
 }  // namespace rlzoo
+
+namespace rlzoo {
+
+// For a thread the runtime starts (an actor, the inference server): LibTorch ops on it run
+// single-threaded. With Debian's OpenMP build this is the calling thread's own OpenMP setting,
+// so a learner's torch_threads stays as configure_threads set it.
+void use_one_torch_thread();
+
+}  // namespace rlzoo

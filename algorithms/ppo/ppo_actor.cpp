@@ -1,0 +1,57 @@
+#include "algorithms/ppo/ppo_actor.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace rlzoo {
+
+PpoActorPolicy::PpoActorPolicy(std::shared_ptr<BatchEvaluator> evaluator, const ModuleParameterStore& store,
+                               const Space& action_space, std::size_t mask_size)
+    : evaluator_(std::move(evaluator)),
+      client_(store),
+      action_space_(action_space),
+      action_floats_(action_space.is_discrete() ? 1 : static_cast<std::size_t>(action_space.numel())),
+      mask_size_(mask_size) {
+  RLZOO_CHECK(evaluator_->out_row_bytes() == (action_floats_ + 2) * sizeof(float),
+              "PpoActorPolicy: the evaluator must give [action, log_prob, value] rows");
+  if (!action_space.is_discrete())
+    for (std::int64_t i = 0; i < action_space.numel(); ++i) {
+      low_.push_back(static_cast<float>(action_space.low()[static_cast<std::size_t>(i)]));
+      high_.push_back(static_cast<float>(action_space.high()[static_cast<std::size_t>(i)]));
+    }
+}
+
+std::uint64_t PpoActorPolicy::begin_trajectory(std::uint64_t sequence, const StopSource& stop) {
+  client_.wait_for(sequence + 1, stop);
+  return client_.version();
+}
+
+bool PpoActorPolicy::act(const ActBatch& b) {
+  const auto rows = static_cast<std::size_t>(b.rows);
+  const std::size_t obs_bytes = b.obs.size() / rows;
+  ConstBytes in = b.obs;
+  if (mask_size_ > 0) {  // rows of observation + mask
+    in_.resize(rows * (obs_bytes + mask_size_));
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::byte* row = in_.data() + r * (obs_bytes + mask_size_);
+      std::memcpy(row, b.obs.data() + r * obs_bytes, obs_bytes);
+      std::memcpy(row + obs_bytes, b.masks.data() + r * mask_size_, mask_size_);
+    }
+    in = ConstBytes(in_);
+  }
+  if (!evaluator_->evaluate(in, b.rows, std::as_writable_bytes(b.extras))) return false;
+  const std::size_t k = num_extras();
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* y = b.extras.data() + r * k;
+    if (action_space_.is_discrete()) {
+      as_span<std::int64_t>(b.actions)[r] = static_cast<std::int64_t>(y[0]);
+    } else {
+      auto a = as_span<float>(b.actions);
+      for (std::size_t j = 0; j < action_floats_; ++j)
+        a[r * action_floats_ + j] = std::clamp(y[j], low_[j], high_[j]);
+    }
+  }
+  return true;
+}
+
+}  // namespace rlzoo

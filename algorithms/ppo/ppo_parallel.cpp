@@ -1,0 +1,135 @@
+// PPO with runtime actor threads (preset `runtime.actors > 0`): rollouts collected in
+// parallel, the update on the calling thread.
+#include <fmt/format.h>
+
+#include "agents/nets/observation.h"
+#include "agents/runtime/module_evaluator.h"
+#include "agents/training_monitor.h"
+#include "algorithms/ppo/ppo.h"
+#include "algorithms/ppo/ppo_actor.h"
+#include "core/runtime/actor_fleet.h"
+#include "core/runtime/batching_server.h"
+#include "core/torch/module_parameters.h"
+#include "core/torch/tensor_io.h"
+
+namespace rlzoo {
+
+bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, CallbackList* callbacks) {
+  torch::NoGradGuard no_grad;
+  const Space& obs_space = spec_.observation_space;
+  const std::int64_t n = round.num_envs();
+  const auto k = static_cast<std::int64_t>(round.shape.num_extras);
+  const std::int64_t d = k - 2;  // action floats
+  const auto mask_size = static_cast<std::int64_t>(round.shape.mask_size);
+  buffer_->reset();
+  bool go_on = true;
+  for (std::int64_t t = 0; t < round.num_steps(); ++t) {
+    const auto obs = preprocess(observation_tensors(obs_space, round.obs_at(t).data(), n, true), /*update=*/false);
+    const auto extras =
+        torch::from_blob(const_cast<float*>(round.extras_at(t).data()), {n, k}, torch::kFloat32).clone();
+    torch::Tensor actions;
+    if (policy_->continuous()) {
+      std::vector<std::int64_t> shape{n};
+      for (auto s : spec_.action_space.shape()) shape.push_back(s);
+      actions = extras.slice(1, 0, d).reshape(shape);
+    } else {
+      actions = extras.select(1, 0).to(torch::kInt64);
+    }
+    torch::Tensor masks;
+    if (mask_size > 0)
+      masks = torch::from_blob(const_cast<std::uint8_t*>(round.masks_at(t).data()), {n, mask_size}, torch::kUInt8)
+                  .to(torch::kBool);
+    const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
+                                round.episode_lengths_at(t)};
+    if (!record_step(obs, actions, extras.select(1, d + 1), extras.select(1, d), masks, round.rewards_at(t), episodes,
+                     round.final_obs_at(t), monitor, callbacks))
+      go_on = false;
+  }
+  const auto last = preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), /*update=*/false);
+  buffer_->compute_returns_and_advantages(policy_->value(last), cfg_.gamma, cfg_.gae_lambda);
+  return go_on;
+}
+
+void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
+  const RuntimeConfig& rt = setup_.preset.runtime;
+  if (!buffer_ || buffer_->n_envs() != rollout_envs())
+    buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, rollout_envs());
+  const std::int64_t target = num_timesteps_ + timesteps;
+  const Space& obs_space = spec_.observation_space;
+  const Space& act_space = spec_.action_space;
+  const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
+  const auto out_floats = static_cast<std::size_t>(d + 2);
+  const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
+
+  // Declared before the fleet: actors use them until it has joined.
+  ModuleParameterStore store;
+  store.publish(snapshot_module(*policy_));  // version 1: what round 0 is collected with
+  auto make_evaluator = [&] {
+    // Building a replica draws from torch's default generator, which the learner's minibatch
+    // order uses: keep its state.
+    const std::string rng_state = save_generator_state();
+    ActorCritic replica(obs_space, act_space, cfg_.policy);
+    load_generator_state(rng_state, "torch_rng");
+    return std::make_shared<ModuleEvaluator>(
+        obs_space, mask_size, out_floats, replica.ptr(),
+        [replica, d](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks) mutable {
+          auto [dist, values] = replica->forward(obs, masks);
+          const auto a = dist.sample();
+          const auto rows = values.size(0);
+          return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
+                             values.reshape({rows, 1})},
+                            1);
+        },
+        &store);
+  };
+  std::unique_ptr<BatchingServer> server;
+  if (rt.inference.max_batch > 0) {
+    auto shared = make_evaluator();
+    server = std::make_unique<BatchingServer>(
+        shared->in_row_bytes(), shared->out_row_bytes(),
+        [shared](ConstBytes in, std::int64_t rows, Bytes out) { shared->evaluate(in, rows, out); },
+        BatchingOptions{rt.inference.max_batch, rt.inference.max_wait_us, rt.actors});
+  }
+  ActorFleetOptions fo;
+  fo.actors = rt.actors;
+  fo.envs_per_actor = rt.envs_per_actor;
+  fo.steps_per_trajectory = cfg_.n_steps;
+  fo.queue_capacity = static_cast<std::size_t>(rt.queue_capacity);
+  fo.reset_seed = static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_);
+  ActorFleet fleet(
+      fo, [&](int) { return make_vector_env(setup_.preset.env, rt.envs_per_actor, 1, setup_.preset.env_kwargs); },
+      [&](int) -> std::unique_ptr<ActorPolicy> {
+        std::shared_ptr<BatchEvaluator> eval;
+        if (server)
+          eval = std::make_shared<ServedEvaluator>(*server, obs_space.byte_size() + mask_size,
+                                                   out_floats * sizeof(float));
+        else
+          eval = make_evaluator();
+        return std::make_unique<PpoActorPolicy>(std::move(eval), store, act_space, mask_size);
+      });
+  fleet.on_stop([&] {
+    if (server) server->stop();
+    store.wake();
+  });
+
+  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
+  if (callbacks) callbacks->on_training_start(*this);
+  fleet.start();
+  while (num_timesteps_ < target) {
+    auto round = fleet.next_round();
+    if (!round) break;  // interrupted (SIGINT/SIGTERM)
+    const bool go_on = record_round(*round, monitor, callbacks);
+    update(monitor);
+    store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
+    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+    if (!go_on) break;
+  }
+  fleet.stop();
+  if (server && server->batches() > 0)
+    monitor.logger().record("runtime/mean_inference_batch",
+                            static_cast<double>(server->rows_served()) / static_cast<double>(server->batches()));
+  monitor.finish(num_timesteps_);
+  if (callbacks) callbacks->on_training_end(*this);
+}
+
+}  // namespace rlzoo

@@ -1,0 +1,45 @@
+// The `runtime:` section of a preset: how an algorithm spreads acting over threads.
+//
+//   runtime:
+//     actors: 2            # 0: the plain synchronous loop (the default where it is fastest)
+//     envs_per_actor: 8
+//     inference: {max_batch: 0, max_wait_us: 200}   # max_batch > 0: one shared inference server
+//     queue_capacity: 4    # trajectories in flight per actor before actors wait (back-pressure)
+#pragma once
+
+#include <cstdint>
+
+#include "core/config/schema.h"
+
+namespace rlzoo {
+
+struct InferenceConfig {
+  std::int64_t max_batch = 0;
+  std::int64_t max_wait_us = 200;
+  static void describe(Fields<InferenceConfig>& f) {
+    f("max_batch", &InferenceConfig::max_batch,
+      "rows per forward pass of the shared inference server (0: each actor runs its own network replica)",
+      Bound::at_least(0));
+    f("max_wait_us", &InferenceConfig::max_wait_us,
+      "microseconds the server waits for more requests after the first (it never waits once every actor has asked)",
+      Bound::at_least(0));
+  }
+};
+
+struct RuntimeConfig {
+  int actors = 0;
+  int envs_per_actor = 1;
+  InferenceConfig inference;
+  int queue_capacity = 2;
+  static void describe(Fields<RuntimeConfig>& f) {
+    f("actors", &RuntimeConfig::actors, "actor threads (0: the synchronous single-thread loop)", Bound::at_least(0));
+    f("envs_per_actor", &RuntimeConfig::envs_per_actor, "envs each actor thread steps", Bound::at_least(1));
+    f("inference", &RuntimeConfig::inference, "batched inference across actor threads");
+    f("queue_capacity", &RuntimeConfig::queue_capacity,
+      "trajectories each actor may have in flight before it waits for the learner", Bound::at_least(1));
+  }
+  bool enabled() const { return actors > 0; }
+  std::int64_t total_envs() const { return static_cast<std::int64_t>(actors) * envs_per_actor; }
+};
+
+}  // namespace rlzoo

@@ -1,0 +1,33 @@
+// The hook between backward() and the optimiser step where several learners agree on one
+// gradient. An algorithm calls reduce() on its parameters after every backward(); in one
+// process that is a no-op, and the distributed runtime plugs in an all-reduce (mean over
+// learners, c10d) without the algorithm including any transport.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+namespace rlzoo {
+
+class GradientReducer {
+ public:
+  virtual ~GradientReducer() = default;
+  // Replaces each parameter's .grad() by the reduced gradient (in place). Parameters without a
+  // gradient are skipped.
+  virtual void reduce(const std::vector<torch::Tensor>& parameters) = 0;
+  // Learners taking part (1 in one process).
+  virtual int world_size() const { return 1; }
+};
+
+// One learner: gradients stay as they are.
+class LocalGradientReducer : public GradientReducer {
+ public:
+  void reduce(const std::vector<torch::Tensor>&) override {}
+};
+
+// A shared no-op reducer (the default of every agent).
+std::shared_ptr<GradientReducer> local_gradient_reducer();
+
+}  // namespace rlzoo
