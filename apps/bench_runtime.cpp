@@ -175,7 +175,10 @@ double runtime_rate(const Workload& w, const PolicyNet& net, int actors, Inferen
   });
   fleet.start();
   const double per_trajectory = static_cast<double>(o.envs * o.steps_per_trajectory);
-  const double rate = median_rate([&] { fleet.next_trajectory(); }, per_trajectory, o.seconds, o.repeats);
+  const double rate = median_rate(
+      [&] {
+        if (auto t = fleet.next_trajectory()) fleet.recycle(std::move(*t));
+      }, per_trajectory, o.seconds, o.repeats);
   fleet.stop();
   if (mean_batch)
     *mean_batch = server && server->batches() ? static_cast<double>(server->rows_served()) / server->batches() : 0.0;

@@ -8,6 +8,7 @@
 #include "algorithms/dqn/dqn_actor.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
+#include "core/runtime/learner.h"
 #include "core/torch/module_parameters.h"
 #include "core/torch/tensor_io.h"
 
@@ -103,14 +104,13 @@ void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   TrainingMonitor monitor(*this, end, setup_.preset.log_every);
   if (callbacks) callbacks->on_training_start(*this);
   fleet.start();
-  while (num_timesteps_ < end) {
-    auto round = fleet.next_round();
-    if (!round) break;  // interrupted (SIGINT/SIGTERM)
-    const bool go_on = learn_from_round(*round, end, monitor, callbacks);
+  FunctionLearner learner([&](const Trajectory& round) {
+    const bool go_on = learn_from_round(round, end, monitor, callbacks);
     store.publish(snapshot_module(*q_net_));
     if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
-    if (!go_on) break;
-  }
+    return go_on && num_timesteps_ < end;
+  });
+  run_learner(fleet, learner);  // ends early when interrupted (SIGINT/SIGTERM)
   fleet.stop();
   monitor.logger().record("runtime/trajectories", static_cast<double>(fleet.trajectories_taken()));
   if (server && server->batches() > 0)

@@ -9,6 +9,7 @@
 #include "algorithms/ppo/ppo_actor.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
+#include "core/runtime/learner.h"
 #include "core/torch/module_parameters.h"
 #include "core/torch/tensor_io.h"
 
@@ -115,15 +116,15 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   TrainingMonitor monitor(*this, target, setup_.preset.log_every);
   if (callbacks) callbacks->on_training_start(*this);
   fleet.start();
-  while (num_timesteps_ < target) {
-    auto round = fleet.next_round();
-    if (!round) break;  // interrupted (SIGINT/SIGTERM)
-    const bool go_on = record_round(*round, monitor, callbacks);
+  FunctionLearner learner([&](const Trajectory& round) {
+    RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
+    const bool go_on = record_round(round, monitor, callbacks);
     update(monitor);
     store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
     if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
-    if (!go_on) break;
-  }
+    return go_on && num_timesteps_ < target;
+  });
+  run_learner(fleet, learner);  // ends early when interrupted (SIGINT/SIGTERM)
   fleet.stop();
   if (server && server->batches() > 0)
     monitor.logger().record("runtime/mean_inference_batch",

@@ -22,6 +22,10 @@ class ActorFleet::CreditSink : public TrajectorySink {
     }
     return f.queue_.push(std::move(trajectory));
   }
+  Trajectory make(const TrajectoryShape& shape) override {
+    if (auto t = fleet_->reuse(shape)) return std::move(*t);
+    return Trajectory(shape);
+  }
 
  private:
   ActorFleet* fleet_;
@@ -134,7 +138,28 @@ std::optional<std::vector<Trajectory>> ActorFleet::next_round_parts() {
 std::optional<Trajectory> ActorFleet::next_round() {
   auto parts = next_round_parts();
   if (!parts) return std::nullopt;
-  return merge_envs(*parts);
+  if (parts->size() == 1) return std::move(parts->front());
+  Trajectory merged = merge_envs(*parts);
+  for (auto& p : *parts) recycle(std::move(p));
+  return merged;
+}
+
+void ActorFleet::recycle(Trajectory trajectory) {
+  std::lock_guard lock(pool_mutex_);
+  // Enough for every actor's trajectories in flight; more would only hold memory.
+  if (pool_.size() < static_cast<std::size_t>(options_.actors) * (options_.queue_capacity + 2))
+    pool_.push_back(std::move(trajectory));
+}
+
+std::optional<Trajectory> ActorFleet::reuse(const TrajectoryShape& shape) {
+  std::lock_guard lock(pool_mutex_);
+  for (std::size_t i = pool_.size(); i-- > 0;)
+    if (pool_[i].shape == shape) {
+      Trajectory t = std::move(pool_[i]);
+      pool_.erase(pool_.begin() + static_cast<std::ptrdiff_t>(i));
+      return t;
+    }
+  return std::nullopt;
 }
 
 void ActorFleet::stop() { threads_.stop_and_join(); }

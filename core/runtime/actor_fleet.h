@@ -4,7 +4,7 @@
 //
 //   ActorFleet fleet(options, make_envs_for_actor, make_policy_for_actor);
 //   fleet.start();
-//   while (auto round = fleet.next_round()) learner.learn_from(*round);  // actors' trajectories merged
+//   run_learner(fleet, learner);          // or: while (auto round = fleet.next_round()) ...
 //   fleet.stop();                                                        // or let it go out of scope
 //
 // Rounds are deterministic: round k holds sequence k of actor 0, 1, ..., N-1 side by side,
@@ -33,6 +33,7 @@
 #include "core/runtime/actor_loop.h"
 #include "core/runtime/actor_policy.h"
 #include "core/runtime/bounded_queue.h"
+#include "core/runtime/learner.h"
 #include "core/runtime/thread_group.h"
 #include "core/runtime/trajectory.h"
 #include "core/vector/vector_env.h"
@@ -48,24 +49,27 @@ struct ActorFleetOptions {
   std::uint64_t first_sequence = 0;
 };
 
-class ActorFleet {
+class ActorFleet : public TrajectorySource {
  public:
   using EnvFactory = std::function<std::unique_ptr<VectorEnv>(int actor)>;
   using PolicyFactory = std::function<std::unique_ptr<ActorPolicy>(int actor)>;
 
   // Builds every actor's envs and policy on the calling thread (errors surface here).
   ActorFleet(const ActorFleetOptions& options, const EnvFactory& make_envs, const PolicyFactory& make_policy);
-  ~ActorFleet();  // stop()
+  ~ActorFleet() override;  // stop()
 
   // Starts the actor threads.
   void start();
   // The next round, merged along the env axis (see merge_envs). Blocks for it.
-  std::optional<Trajectory> next_round();
+  std::optional<Trajectory> next_round() override;
   // The unmerged trajectories of the next round, in actor order.
   std::optional<std::vector<Trajectory>> next_round_parts();
   // The next trajectory of any actor, in arrival order (for learners that need no rounds).
   // Do not mix with next_round() on one fleet.
   std::optional<Trajectory> next_trajectory();
+  // Gives a trajectory the learner is done with back for reuse (saves the allocation and
+  // zeroing of a fresh one); trajectories of another shape are dropped.
+  void recycle(Trajectory trajectory) override;
   // Stops the actors (each finishes its env step) and joins them. Rethrows an actor's error
   // that was not reported yet.
   void stop();
@@ -99,6 +103,9 @@ class ActorFleet {
   std::mutex credit_mutex_;
   std::condition_variable credit_;
   std::vector<std::uint64_t> taken_;
+  std::mutex pool_mutex_;
+  std::vector<Trajectory> pool_;
+  std::optional<Trajectory> reuse(const TrajectoryShape& shape);
   // Trajectories that arrived ahead of their round, keyed by (sequence, actor).
   std::map<std::pair<std::uint64_t, int>, Trajectory> early_;
   std::uint64_t next_sequence_;

@@ -24,7 +24,7 @@ std::int64_t run_actor_loop(VectorEnv& envs, ActorPolicy& policy, TrajectorySink
   for (std::uint64_t seq = options.first_sequence;
        options.max_trajectories < 0 || sent < options.max_trajectories; ++seq) {
     if (stop.stop_requested()) break;
-    Trajectory traj(shape);
+    Trajectory traj = sink.make(shape);
     traj.actor = options.actor;
     traj.sequence = seq;
     traj.env_offset = options.env_offset;

@@ -23,6 +23,9 @@ class TrajectorySink {
   virtual ~TrajectorySink() = default;
   // Hands a finished trajectory on; may block (back-pressure). False: closed, stop.
   virtual bool push(Trajectory trajectory) = 0;
+  // Storage for the next trajectory: a recycled one of this shape when the sink keeps any
+  // (its contents are overwritten), else a new one.
+  virtual Trajectory make(const TrajectoryShape& shape) { return Trajectory(shape); }
 };
 
 // The in-process transport: a bounded queue shared by all actors.

@@ -63,6 +63,7 @@ Trajectory merge_envs(const std::vector<Trajectory>& parts) {
   out.sequence = parts[0].sequence;
   out.env_offset = parts[0].env_offset;
   out.policy_version = parts[0].policy_version;
+  for (const auto& p : parts) out.policy_version = std::min(out.policy_version, p.policy_version);
   const std::int64_t T = shape.num_steps;
   interleave(out.obs, parts, T, shape.obs_bytes, [](const Trajectory& p) -> const auto& { return p.obs; });
   interleave(out.actions, parts, T, shape.action_bytes, [](const Trajectory& p) -> const auto& { return p.actions; });

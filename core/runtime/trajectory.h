@@ -82,7 +82,8 @@ struct Trajectory {
 
 // One trajectory per part, side by side along the env axis (part k's envs after part k-1's):
 // the round of an actor fleet as if one actor had stepped all envs. Parts must have equal
-// shapes except num_envs; actor/sequence/env_offset/policy_version come from part 0.
+// shapes except num_envs; actor/sequence/env_offset come from part 0, policy_version is the
+// oldest of the parts'.
 Trajectory merge_envs(const std::vector<Trajectory>& parts);
 
 }  // namespace rlzoo

@@ -1,0 +1,68 @@
+// PPO on the actor/learner runtime: parallel rollouts with actor replicas or the inference
+// server, Discrete and Box actions, and the config errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agents/agent.h"
+#include "algorithms/builtin.h"
+#include "algorithms/ppo/ppo.h"
+#include "envs/builtin.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+using ::testing::HasSubstr;
+
+class PpoRuntime : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_builtin_envs();
+    register_builtin_algorithms();
+  }
+};
+
+std::vector<std::string> small(const std::string& max_batch) {
+  return {"seed=2",
+          "n_timesteps=2000",
+          "runtime.actors=2",
+          "runtime.envs_per_actor=2",
+          "runtime.inference.max_batch=" + max_batch,
+          "hyperparams.n_steps=16",
+          "hyperparams.batch_size=32",
+          "hyperparams.n_epochs=2",
+          "hyperparams.policy.hidden=[16, 16]"};
+}
+
+TEST_F(PpoRuntime, ParallelRolloutsUpdateThePolicy) {
+  for (const std::string env : {"CartPole-v1", "Pendulum-v1"})
+    for (const std::string max_batch : {"0", "4"}) {
+      SCOPED_TRACE(env + " inference.max_batch=" + max_batch);
+      auto agent = make_agent("ppo", env, small(max_batch));
+      agent->set_progress_bar(false);
+      auto& ppo = dynamic_cast<PpoAgent&>(*agent);
+      const auto before = ppo.policy()->parameters()[0].clone();
+      // Rounds of 16 steps x 4 envs: 4 rounds, 4 updates of 2 epochs x 2 minibatches.
+      agent->learn(256);
+      EXPECT_EQ(agent->num_timesteps(), 256);
+      EXPECT_FALSE(torch::equal(before, ppo.policy()->parameters()[0])) << "no update";
+      agent->learn(64);  // a second learn() continues with a new fleet
+      EXPECT_EQ(agent->num_timesteps(), 320);
+      // The agent still acts and saves like a synchronous one.
+      const auto a = agent->act(torch::zeros({3, env == "CartPole-v1" ? 4 : 3}));
+      EXPECT_EQ(a.size(0), 3);
+    }
+}
+
+TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
+  auto opts = small("0");
+  opts.push_back("hyperparams.normalize_obs=true");
+  EXPECT_THAT(test::error_of([&] { make_agent("ppo", "Pendulum-v1", opts); }),
+              HasSubstr("hyperparams.normalize_obs"));
+  opts = small("0");
+  opts.push_back("hyperparams.n_envs=8");
+  EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }), HasSubstr("hyperparams.n_envs"));
+}
+
+}  // namespace
+}  // namespace rlzoo
