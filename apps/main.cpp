@@ -6,6 +6,7 @@
 
 #include "apps/commands.h"
 #include "core/common/error.h"
+#include "core/runtime/thread_group.h"
 #include "envs/builtin.h"
 #ifdef RLZOO_WITH_TORCH
 #include "algorithms/builtin.h"
@@ -33,6 +34,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const rlzoo::cli::Interrupted& i) {
     return 128 + i.signal;
+  } catch (const rlzoo::ThreadError& e) {
+    // A runtime thread failed: bad input (a UserError in an actor) is reported like any other.
+    bool user_error = false;
+    try {
+      std::rethrow_exception(e.cause());
+    } catch (const rlzoo::UserError&) {
+      user_error = true;
+    } catch (...) {
+    }
+    std::fflush(stdout);
+    fmt::print(stderr, "rlzoo: {}: {}\n", user_error ? "error" : "internal error", e.what());
+    return user_error ? 2 : 3;
   } catch (const rlzoo::UserError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "rlzoo: error: {}\n", e.what());

@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include "agents/runtime/module_evaluator.h"
+#include "agents/runtime/runtime_setup.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dqn/dqn_actor.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
-#include "core/runtime/learner.h"
 #include "core/torch/module_parameters.h"
-#include "core/torch/tensor_io.h"
 
 namespace rlzoo {
 
@@ -43,39 +42,19 @@ void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   ensure_buffer();
   const std::int64_t end = num_timesteps_ + timesteps;
   const Space& obs_space = spec_.observation_space;
-  const std::int64_t n_actions = spec_.action_space.n();
-  const auto q_floats = static_cast<std::size_t>(n_actions);
+  const std::size_t q_bytes = static_cast<std::size_t>(spec_.action_space.n()) * sizeof(float);
 
   // Declared before the fleet: the actors use them until the fleet has joined.
   ModuleParameterStore store;
-  store.publish(snapshot_module(*q_net_));
-  // Replicas start from the learner's weights (the store); building one draws from torch's
-  // default generator, which the learner's replay sampling uses, so its state is kept.
-  auto make_evaluator = [&] {
-    const std::string rng_state = save_generator_state();
-    QNetwork replica(obs_space, spec_.action_space, cfg_.policy);
-    load_generator_state(rng_state, "torch_rng");
+  store.publish(snapshot_module(*q_net_));  // replicas start from the learner's weights
+  auto make_replica = [&]() -> std::shared_ptr<BatchEvaluator> {
+    QNetwork replica = keeping_torch_rng([&] { return QNetwork(obs_space, spec_.action_space, cfg_.policy); });
     return std::make_shared<ModuleEvaluator>(
-        obs_space, q_floats, replica.ptr(),
+        obs_space, q_bytes / sizeof(float), replica.ptr(),
         [replica](const std::vector<torch::Tensor>& obs) mutable { return replica->forward(obs); }, &store);
   };
-  std::unique_ptr<BatchingServer> server;
-  if (rt.inference.max_batch > 0) {
-    auto shared = make_evaluator();
-    server = std::make_unique<BatchingServer>(
-        obs_space.byte_size(), q_floats * sizeof(float),
-        [shared](ConstBytes in, std::int64_t rows, Bytes out) { shared->evaluate(in, rows, out); },
-        BatchingOptions{rt.inference.max_batch, rt.inference.max_wait_us, rt.actors});
-  }
+  std::unique_ptr<BatchingServer> server = make_inference_server(rt, make_replica);
 
-  ActorFleetOptions fo;
-  fo.actors = rt.actors;
-  fo.envs_per_actor = rt.envs_per_actor;
-  fo.steps_per_trajectory = cfg_.train_freq;
-  fo.queue_capacity = static_cast<std::size_t>(rt.queue_capacity);
-  // A later learn() call (or a resumed run) starts new episodes from a seed that depends on
-  // the progress, as the synchronous loop does after restore().
-  fo.reset_seed = static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_);
   DqnActingSchedule schedule;
   schedule.start_timesteps = num_timesteps_;
   schedule.total_timesteps = setup_.preset.n_timesteps;
@@ -83,41 +62,25 @@ void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   schedule.actors = rt.actors;
   schedule.seed = derive_seed(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_),
                               kActorExplorationStream);
-  ActorFleet fleet(
-      fo,
-      [&](int) { return make_vector_env(setup_.preset.env, rt.envs_per_actor, 1, setup_.preset.env_kwargs); },
-      [&](int actor) -> std::unique_ptr<ActorPolicy> {
-        std::shared_ptr<BatchEvaluator> q;
-        if (server)
-          q = std::make_shared<ServedEvaluator>(*server, obs_space.byte_size(), q_floats * sizeof(float));
-        else
-          q = make_evaluator();
-        DqnActingSchedule s = schedule;
-        s.actor = actor;
-        return std::make_unique<DqnActorPolicy>(std::move(q), spec_.action_space, cfg_, s);
-      });
+  ActorFleet fleet(preset_fleet_options(setup_.preset, cfg_.train_freq, num_timesteps_),
+                   preset_env_factory(setup_.preset), [&](int actor) -> std::unique_ptr<ActorPolicy> {
+                     DqnActingSchedule s = schedule;
+                     s.actor = actor;
+                     return std::make_unique<DqnActorPolicy>(
+                         actor_evaluator(server.get(), obs_space.byte_size(), q_bytes, make_replica),
+                         spec_.action_space, cfg_, s);
+                   });
   fleet.on_stop([&] {
     if (server) server->stop();
     store.wake();
   });
 
   TrainingMonitor monitor(*this, end, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
-  fleet.start();
-  FunctionLearner learner([&](const Trajectory& round) {
+  run_actor_training(*this, fleet, server.get(), monitor, callbacks, [&](const Trajectory& round) {
     const bool go_on = learn_from_round(round, end, monitor, callbacks);
     store.publish(snapshot_module(*q_net_));
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
     return go_on && num_timesteps_ < end;
   });
-  run_learner(fleet, learner);  // ends early when interrupted (SIGINT/SIGTERM)
-  fleet.stop();
-  monitor.logger().record("runtime/trajectories", static_cast<double>(fleet.trajectories_taken()));
-  if (server && server->batches() > 0)
-    monitor.logger().record("runtime/mean_inference_batch",
-                            static_cast<double>(server->rows_served()) / static_cast<double>(server->batches()));
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 }  // namespace rlzoo

@@ -4,14 +4,13 @@
 
 #include "agents/nets/observation.h"
 #include "agents/runtime/module_evaluator.h"
+#include "agents/runtime/runtime_setup.h"
 #include "agents/training_monitor.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_actor.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
-#include "core/runtime/learner.h"
 #include "core/torch/module_parameters.h"
-#include "core/torch/tensor_io.h"
 
 namespace rlzoo {
 
@@ -65,12 +64,8 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   // Declared before the fleet: actors use them until it has joined.
   ModuleParameterStore store;
   store.publish(snapshot_module(*policy_));  // version 1: what round 0 is collected with
-  auto make_evaluator = [&] {
-    // Building a replica draws from torch's default generator, which the learner's minibatch
-    // order uses: keep its state.
-    const std::string rng_state = save_generator_state();
-    ActorCritic replica(obs_space, act_space, cfg_.policy);
-    load_generator_state(rng_state, "torch_rng");
+  auto make_replica = [&]() -> std::shared_ptr<BatchEvaluator> {
+    ActorCritic replica = keeping_torch_rng([&] { return ActorCritic(obs_space, act_space, cfg_.policy); });
     return std::make_shared<ModuleEvaluator>(
         obs_space, mask_size, out_floats, replica.ptr(),
         [replica, d](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks) mutable {
@@ -83,54 +78,27 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
         },
         &store);
   };
-  std::unique_ptr<BatchingServer> server;
-  if (rt.inference.max_batch > 0) {
-    auto shared = make_evaluator();
-    server = std::make_unique<BatchingServer>(
-        shared->in_row_bytes(), shared->out_row_bytes(),
-        [shared](ConstBytes in, std::int64_t rows, Bytes out) { shared->evaluate(in, rows, out); },
-        BatchingOptions{rt.inference.max_batch, rt.inference.max_wait_us, rt.actors});
-  }
-  ActorFleetOptions fo;
-  fo.actors = rt.actors;
-  fo.envs_per_actor = rt.envs_per_actor;
-  fo.steps_per_trajectory = cfg_.n_steps;
-  fo.queue_capacity = static_cast<std::size_t>(rt.queue_capacity);
-  fo.reset_seed = static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_);
-  ActorFleet fleet(
-      fo, [&](int) { return make_vector_env(setup_.preset.env, rt.envs_per_actor, 1, setup_.preset.env_kwargs); },
-      [&](int) -> std::unique_ptr<ActorPolicy> {
-        std::shared_ptr<BatchEvaluator> eval;
-        if (server)
-          eval = std::make_shared<ServedEvaluator>(*server, obs_space.byte_size() + mask_size,
-                                                   out_floats * sizeof(float));
-        else
-          eval = make_evaluator();
-        return std::make_unique<PpoActorPolicy>(std::move(eval), store, act_space, mask_size);
-      });
+  std::unique_ptr<BatchingServer> server = make_inference_server(rt, make_replica);
+  ActorFleet fleet(preset_fleet_options(setup_.preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup_.preset),
+                   [&](int) -> std::unique_ptr<ActorPolicy> {
+                     return std::make_unique<PpoActorPolicy>(
+                         actor_evaluator(server.get(), obs_space.byte_size() + mask_size, out_floats * sizeof(float),
+                                         make_replica),
+                         store, act_space, mask_size);
+                   });
   fleet.on_stop([&] {
     if (server) server->stop();
     store.wake();
   });
 
   TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
-  fleet.start();
-  FunctionLearner learner([&](const Trajectory& round) {
+  run_actor_training(*this, fleet, server.get(), monitor, callbacks, [&](const Trajectory& round) {
     RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
     const bool go_on = record_round(round, monitor, callbacks);
     update(monitor);
     store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
     return go_on && num_timesteps_ < target;
   });
-  run_learner(fleet, learner);  // ends early when interrupted (SIGINT/SIGTERM)
-  fleet.stop();
-  if (server && server->batches() > 0)
-    monitor.logger().record("runtime/mean_inference_batch",
-                            static_cast<double>(server->rows_served()) / static_cast<double>(server->batches()));
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 }  // namespace rlzoo

@@ -91,15 +91,14 @@ void ActorFleet::hand_over(int actor) {
 std::optional<Trajectory> ActorFleet::pop() {
   RLZOO_CHECK(started_, "ActorFleet: taking trajectories before start()");
   for (;;) {
-    auto item = queue_.pop_for(std::chrono::milliseconds(20));
-    threads_.check();
+    threads_.check();  // an actor's error first: it is why the fleet stopped
+    if (threads_.stop_source().stop_requested()) return std::nullopt;  // a stopped fleet delivers nothing more
     if (signal_stop_requested()) {
       interrupted_ = true;
       threads_.stop_source().request_stop();
       return std::nullopt;
     }
-    if (item) return item;
-    if (queue_.closed()) return std::nullopt;
+    if (auto item = queue_.pop_for(std::chrono::milliseconds(20))) return item;
   }
 }
 

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <limits>
 
 #include "agents/agent.h"
@@ -13,6 +15,7 @@
 #include "algorithms/builtin.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dqn/dqn_actor.h"
+#include "core/registry/env_registry.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/torch/module_parameters.h"
 #include "envs/builtin.h"
@@ -123,6 +126,64 @@ TEST_F(DqnRuntime, LearnsWithActorReplicasAndWithTheInferenceServer) {
     agent->learn(200);
     EXPECT_EQ(agent->num_timesteps(), 1200);
   }
+}
+
+// Discrete(2) env whose step throws once the process-wide step count reaches a limit.
+class ExplodingEnv : public Env {
+ public:
+  ExplodingEnv() : Env(EnvSpec{"Exploding-v0", Space::box(-1, 1, {2}), Space::discrete(2), 20, std::nullopt}) {}
+  static inline std::atomic<int> steps{0};
+
+ protected:
+  void do_reset(std::optional<std::uint64_t>, Bytes obs) override { std::fill_n(as_span<float>(obs).data(), 2, 0.0f); }
+  StepResult do_step(ConstBytes, Bytes obs) override {
+    if (++steps == 300) throw UserError("Exploding-v0: the reactor melted");
+    std::fill_n(as_span<float>(obs).data(), 2, 0.5f);
+    return {1.0, false, false};
+  }
+};
+
+TEST_F(DqnRuntime, AnActorErrorStopsTrainingPromptlyNamingTheThread) {
+  if (!env_registry().contains("Exploding-v0"))
+    register_env("Exploding-v0", {[](const YAML::Node&, const ConfigContext&) { return std::make_unique<ExplodingEnv>(); },
+                                  20, std::nullopt, "test"});
+  ExplodingEnv::steps = 0;
+  auto agent = make_agent("dqn", "Exploding-v0", small(2, 2));
+  agent->set_progress_bar(false);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    agent->learn(100'000);
+    FAIL() << "no error";
+  } catch (const ThreadError& e) {
+    EXPECT_THAT(e.thread(), HasSubstr("actor-"));
+    EXPECT_THAT(e.what(), HasSubstr("the reactor melted"));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_LT(agent->num_timesteps(), 400);
+}
+
+// A learner-side failure (here a callback) leaves learn() at once; the actors are stopped and
+// joined on the way out, so nothing hangs.
+class ThrowingCallback : public Callback {
+ public:
+  bool on_step(Agent&, std::int64_t steps) override {
+    if (steps >= 96) throw std::runtime_error("callback failed");
+    return true;
+  }
+};
+
+TEST_F(DqnRuntime, ALearnerErrorStopsTheActors) {
+  auto agent = make_agent("dqn", "CartPole-v1", small(2, 2));
+  agent->set_progress_bar(false);
+  CallbackList callbacks;
+  callbacks.add(std::make_unique<ThrowingCallback>());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(agent->learn(100'000, &callbacks), std::runtime_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(agent->num_timesteps(), 96);
+  // The agent is usable afterwards: a new learn() starts a new fleet.
+  agent->learn(32);
+  EXPECT_EQ(agent->num_timesteps(), 128);
 }
 
 TEST_F(DqnRuntime, ActorEpsilonsSpreadApeXStyle) {

@@ -1,0 +1,59 @@
+#include "agents/runtime/runtime_setup.h"
+
+namespace rlzoo {
+
+std::unique_ptr<BatchingServer> make_inference_server(const RuntimeConfig& runtime,
+                                                      const std::function<std::shared_ptr<BatchEvaluator>()>& shared) {
+  if (runtime.inference.max_batch <= 0) return nullptr;
+  std::shared_ptr<BatchEvaluator> eval = shared();
+  const std::size_t in = eval->in_row_bytes(), out = eval->out_row_bytes();
+  return std::make_unique<BatchingServer>(
+      in, out, [eval](ConstBytes rows_in, std::int64_t rows, Bytes rows_out) { eval->evaluate(rows_in, rows, rows_out); },
+      BatchingOptions{runtime.inference.max_batch, runtime.inference.max_wait_us, runtime.actors});
+}
+
+std::shared_ptr<BatchEvaluator> actor_evaluator(BatchingServer* server, std::size_t in_row_bytes,
+                                                std::size_t out_row_bytes,
+                                                const std::function<std::shared_ptr<BatchEvaluator>()>& make_replica) {
+  if (server) return std::make_shared<ServedEvaluator>(*server, in_row_bytes, out_row_bytes);
+  return make_replica();
+}
+
+ActorFleetOptions preset_fleet_options(const PresetConfig& preset, std::int64_t steps_per_trajectory,
+                                       std::int64_t num_timesteps) {
+  ActorFleetOptions o;
+  o.actors = preset.runtime.actors;
+  o.envs_per_actor = preset.runtime.envs_per_actor;
+  o.steps_per_trajectory = steps_per_trajectory;
+  o.queue_capacity = static_cast<std::size_t>(preset.runtime.queue_capacity);
+  o.reset_seed = static_cast<std::uint64_t>(preset.seed) + static_cast<std::uint64_t>(num_timesteps);
+  return o;
+}
+
+ActorFleet::EnvFactory preset_env_factory(const PresetConfig& preset) {
+  return [env = preset.env, n = preset.runtime.envs_per_actor, kwargs = preset.env_kwargs](int) {
+    return make_vector_env(env, n, 1, kwargs);
+  };
+}
+
+void run_actor_training(Agent& agent, ActorFleet& fleet, const BatchingServer* server, TrainingMonitor& monitor,
+                        CallbackList* callbacks, const std::function<bool(const Trajectory&)>& learn_round) {
+  if (callbacks) callbacks->on_training_start(agent);
+  fleet.start();
+  FunctionLearner learner([&](const Trajectory& round) {
+    const bool go_on = learn_round(round);
+    if (callbacks) callbacks->on_rollout_end(agent, agent.num_timesteps());
+    return go_on;
+  });
+  run_learner(fleet, learner);  // ends early when interrupted (SIGINT/SIGTERM)
+  fleet.stop();
+  Logger& log = monitor.logger();
+  log.record("runtime/trajectories", static_cast<double>(fleet.trajectories_taken()));
+  if (server && server->batches() > 0)
+    log.record("runtime/mean_inference_batch",
+               static_cast<double>(server->rows_served()) / static_cast<double>(server->batches()));
+  monitor.finish(agent.num_timesteps());
+  if (callbacks) callbacks->on_training_end(agent);
+}
+
+}  // namespace rlzoo
