@@ -3,12 +3,20 @@
 #include <mutex>
 
 #include "envs/classic_control/register.h"
+#ifdef RLZOO_WITH_MUJOCO
+#include "envs/mujoco/register.h"
+#endif
 
 namespace rlzoo {
 
 void register_builtin_envs() {
   static std::once_flag once;
-  std::call_once(once, [] { register_classic_control_envs(); });
+  std::call_once(once, [] {
+    register_classic_control_envs();
+#ifdef RLZOO_WITH_MUJOCO
+    register_mujoco_envs();
+#endif
+  });
 }
 
 }  // namespace rlzoo

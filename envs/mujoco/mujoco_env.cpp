@@ -1,0 +1,144 @@
+#include "envs/mujoco/mujoco_env.h"
+
+#include <mujoco/mujoco.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace rlzoo {
+
+namespace {
+Space action_space_of(const mjModel* m) {
+  std::vector<double> low, high;
+  for (int i = 0; i < m->nu; ++i) {
+    // An actuator without a control range accepts any value.
+    const bool limited = m->actuator_ctrllimited[i];
+    low.push_back(limited ? m->actuator_ctrlrange[2 * i] : -std::numeric_limits<double>::infinity());
+    high.push_back(limited ? m->actuator_ctrlrange[2 * i + 1] : std::numeric_limits<double>::infinity());
+  }
+  return Space::box(low, high, {m->nu}, DType::Float32);
+}
+}  // namespace
+
+namespace {
+EnvSpec spec_of(const std::string& id, const mjModel* m, std::int64_t obs_dim) {
+  EnvSpec s;
+  s.id = id;
+  const double inf = std::numeric_limits<double>::infinity();
+  s.observation_space = Space::box(-inf, inf, {obs_dim}, DType::Float64);
+  s.action_space = action_space_of(m);
+  return s;
+}
+}  // namespace
+
+MujocoEnv::MujocoEnv(const std::string& id, std::shared_ptr<const MujocoModel> model, int frame_skip,
+                     std::int64_t obs_dim)
+    : Env(spec_of(id, model->get(), obs_dim)),
+      model_(std::move(model)),
+      data_(mj_makeData(model_->get())),
+      frame_skip_(frame_skip) {
+  if (frame_skip < 1) throw UserError(fmt::format("{}: frame_skip must be >= 1, got {}", id, frame_skip));
+  RLZOO_CHECK(data_ != nullptr, "mj_makeData failed");
+  init_qpos_.assign(data_->qpos, data_->qpos + model_->get()->nq);
+  init_qvel_.assign(data_->qvel, data_->qvel + model_->get()->nv);
+}
+
+MujocoEnv::~MujocoEnv() { mj_deleteData(data_); }
+
+double MujocoEnv::dt() const { return model()->opt.timestep * frame_skip_; }
+int MujocoEnv::nq() const { return model()->nq; }
+int MujocoEnv::nv() const { return model()->nv; }
+
+int MujocoEnv::body_id(const char* name) const {
+  const int i = mj_name2id(model(), mjOBJ_BODY, name);
+  if (i < 0) throw UserError(fmt::format("{}: the model {} has no body '{}'", id(), model_->source(), name));
+  return i;
+}
+
+int MujocoEnv::site_id(const char* name) const {
+  const int i = mj_name2id(model(), mjOBJ_SITE, name);
+  if (i < 0) throw UserError(fmt::format("{}: the model {} has no site '{}'", id(), model_->source(), name));
+  return i;
+}
+
+void MujocoEnv::set_state(std::span<const double> qpos, std::span<const double> qvel) {
+  if (qpos.size() != static_cast<std::size_t>(nq()) || qvel.size() != static_cast<std::size_t>(nv()))
+    throw UserError(fmt::format("{}: set_state needs {} qpos and {} qvel values, got {} and {}", id(), nq(), nv(),
+                                qpos.size(), qvel.size()));
+  std::copy(qpos.begin(), qpos.end(), data_->qpos);
+  std::copy(qvel.begin(), qvel.end(), data_->qvel);
+  mj_forward(model(), data_);
+}
+
+std::vector<double> MujocoEnv::get_state() const {
+  std::vector<double> s(data_->qpos, data_->qpos + nq());
+  s.insert(s.end(), data_->qvel, data_->qvel + nv());
+  return s;
+}
+
+void MujocoEnv::set_state(std::span<const double> state, Bytes obs) {
+  if (state.size() != static_cast<std::size_t>(nq() + nv()))
+    throw UserError(fmt::format("{}: a state is qpos ({}) followed by qvel ({}): {} values, got {}", id(), nq(), nv(),
+                                nq() + nv(), state.size()));
+  set_state(state.first(static_cast<std::size_t>(nq())), state.subspan(static_cast<std::size_t>(nq())));
+  write_observation(obs);
+}
+
+void MujocoEnv::simulate(std::span<const float> action) {
+  for (int i = 0; i < model()->nu; ++i) data_->ctrl[i] = static_cast<double>(action[static_cast<std::size_t>(i)]);
+  for (int k = 0; k < frame_skip_; ++k) mj_step(model(), data_);
+  // As Gymnasium: cacc, cfrc_int and cfrc_ext for the observation and contact costs.
+  mj_rnePostConstraint(model(), data_);
+}
+
+void MujocoEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {
+  mj_resetData(model(), data_);
+  reset_model(rng());
+  write_observation(obs);
+}
+
+nlohmann::json MujocoEnv::do_save_state() const {
+  nlohmann::json j;
+  j["qpos"] = std::vector<double>(data_->qpos, data_->qpos + nq());
+  j["qvel"] = std::vector<double>(data_->qvel, data_->qvel + nv());
+  j["act"] = std::vector<double>(data_->act, data_->act + model()->na);
+  j["ctrl"] = std::vector<double>(data_->ctrl, data_->ctrl + model()->nu);
+  j["time"] = data_->time;
+  return j;
+}
+
+void MujocoEnv::do_load_state(const nlohmann::json& state, Bytes obs) {
+  const auto qpos = state.at("qpos").get<std::vector<double>>();
+  const auto qvel = state.at("qvel").get<std::vector<double>>();
+  const auto act = state.at("act").get<std::vector<double>>();
+  const auto ctrl = state.at("ctrl").get<std::vector<double>>();
+  if (act.size() != static_cast<std::size_t>(model()->na) || ctrl.size() != static_cast<std::size_t>(model()->nu))
+    throw UserError(fmt::format("{}: saved state does not fit the model", id()));
+  std::copy(act.begin(), act.end(), data_->act);
+  std::copy(ctrl.begin(), ctrl.end(), data_->ctrl);
+  data_->time = state.at("time").get<double>();
+  set_state(qpos, qvel);
+  // The step that led here ran mj_rnePostConstraint; so must a restored state.
+  mj_rnePostConstraint(model(), data_);
+  write_observation(obs);
+}
+
+std::vector<double> plus_uniform(std::span<const double> base, double scale, Rng& rng) {
+  std::vector<double> out(base.begin(), base.end());
+  for (auto& v : out) v += rng.uniform(-scale, scale);
+  return out;
+}
+
+std::vector<double> plus_normal(std::span<const double> base, double scale, Rng& rng) {
+  std::vector<double> out(base.begin(), base.end());
+  for (auto& v : out) v += scale * rng.normal();
+  return out;
+}
+
+double squared_norm(std::span<const float> action) {
+  double s = 0;
+  for (float a : action) s += static_cast<double>(a) * static_cast<double>(a);
+  return s;
+}
+
+}  // namespace rlzoo
