@@ -4,6 +4,9 @@
 namespace rlzoo::cli {
 
 void add_env_bench_command(CLI::App& bench);
+#ifdef RLZOO_WITH_MUJOCO
+void add_mujoco_bench_command(CLI::App& bench);
+#endif
 #ifdef RLZOO_WITH_TORCH
 void add_train_bench_command(CLI::App& bench);
 void add_runtime_bench_command(CLI::App& bench);
@@ -13,6 +16,9 @@ void add_bench_commands(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (JSON lines: bench, value, unit, baseline)");
   bench->require_subcommand(1);
   add_env_bench_command(*bench);
+#ifdef RLZOO_WITH_MUJOCO
+  add_mujoco_bench_command(*bench);
+#endif
 #ifdef RLZOO_WITH_TORCH
   add_train_bench_command(*bench);
   add_runtime_bench_command(*bench);
