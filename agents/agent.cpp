@@ -38,7 +38,7 @@ torch::Tensor Agent::act_one(ConstBytes observation, const ActOptions& options) 
   return act(observation_tensors(space, observation.data(), 1, /*copy=*/true), options);
 }
 
-EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed) {
+EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
   const YAML::Node cfg = config();
   auto env = make_env(cfg["env"].as<std::string>(), cfg["env_kwargs"], ConfigContext("env_kwargs"));
@@ -49,7 +49,8 @@ EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed)
   const bool masked = env->spec().has_action_mask;
   for (int ep = 0; ep < episodes; ++ep) {
     env->reset(seed + static_cast<std::uint64_t>(ep), obs);
-    while (true) {
+    if (observer) observer(*env, ep, 0);
+    for (std::int64_t t = 1;; ++t) {
       if (masked) {
         auto m = env->action_mask();
         opts.action_mask = torch::from_blob(const_cast<std::uint8_t*>(m.data()), {1, static_cast<std::int64_t>(m.size())},
@@ -62,6 +63,7 @@ EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed)
         r = env->step(a.item<std::int64_t>(), obs);
       else
         r = env->step(ConstBytes(static_cast<const std::byte*>(a.data_ptr()), a.nbytes()), obs);
+      if (observer) observer(*env, ep, t);
       if (r.done()) break;
     }
     result.returns.push_back(env->info().episode_return);

@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,9 +68,13 @@ class Agent {
   // Convenience: one observation in the observation space's memory layout.
   torch::Tensor act_one(ConstBytes observation, const ActOptions& options = {});
 
+  // Called by evaluate() after each reset (step 0) and each step (1, 2, ...) with the env, for
+  // recording frames or statistics.
+  using EvalObserver = std::function<void(const Env& env, int episode, std::int64_t step)>;
   // Runs `episodes` episodes on a fresh env (made as in training, seeded from `seed`) and
   // returns their returns and lengths.
-  virtual EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000);
+  virtual EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
+                              const EvalObserver& observer = {});
 
   // Everything needed to act or to continue training, as checkpoint blobs: start from
   // agent_checkpoint_writer(*this) (agents/agent_checkpoint.h), then add the algorithm's state.

@@ -4,7 +4,7 @@
 //   rlzoo train --preset configs/ppo/CartPole-v1.yaml [--set k=v ...]
 //   rlzoo train --resume D
 //   rlzoo eval D [--episodes 20] [--stochastic]
-//   rlzoo enjoy D [--episodes 5]
+//   rlzoo enjoy D [--episodes 5] [--record FRAMES_DIR [--size 640 480]]
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -16,7 +16,12 @@
 #include "apps/commands.h"
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
+#include "core/common/png_writer.h"
 #include "core/runtime/stop.h"
+#ifdef RLZOO_WITH_MUJOCO
+#include "envs/mujoco/mujoco_env.h"
+#include "envs/mujoco/offscreen_renderer.h"
+#endif
 
 #include <csignal>
 
@@ -132,10 +137,37 @@ void run_train(TrainOptions& o) {
   train_with_callbacks(*agent, run_dir, cfg["n_timesteps"].as<std::int64_t>());
 }
 
-void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode) {
+// Writes every frame of the episodes as <record_dir>/ep<episode>_<step>.png (MuJoCo envs).
+Agent::EvalObserver frame_recorder(const std::string& record_dir, int width, int height) {
+#ifdef RLZOO_WITH_MUJOCO
+  if (auto why = OffscreenRenderer::unavailable_reason())
+    throw UserError("--record: offscreen rendering is not available here: " + *why);
+  fs::create_directories(record_dir);
+  auto renderer = std::make_shared<std::unique_ptr<OffscreenRenderer>>();
+  auto rgb = std::make_shared<std::vector<std::uint8_t>>();
+  return [=](const Env& env, int episode, std::int64_t step) {
+    const auto* mj = dynamic_cast<const MujocoEnv*>(&env);
+    if (!mj) throw UserError(fmt::format("--record: {} is not a MuJoCo env; frames can be recorded for MuJoCo envs", env.id()));
+    if (!*renderer) {
+      *renderer = std::make_unique<OffscreenRenderer>(mj->model(), width, height);
+      spdlog::info("recording frames to {} ({}x{}, {})", record_dir, width, height, (*renderer)->description());
+    }
+    rgb->resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 3);
+    (*renderer)->render(mj->data(), *rgb);
+    write_png((fs::path(record_dir) / fmt::format("ep{:03}_{:05}.png", episode, step)).string(), width, height, *rgb);
+  };
+#else
+  (void)width, (void)height;
+  throw UserError("--record " + record_dir + ": this build has no MuJoCo (frames are recorded for MuJoCo envs)");
+#endif
+}
+
+void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode,
+              const std::string& record_dir = "", int width = 640, int height = 480) {
   auto agent = load_agent(dir);
   agent->set_progress_bar(false);
-  const EvalResult r = agent->evaluate(episodes, !stochastic);
+  const Agent::EvalObserver observer = record_dir.empty() ? Agent::EvalObserver{} : frame_recorder(record_dir, width, height);
+  const EvalResult r = agent->evaluate(episodes, !stochastic, 1'000'000, observer);
   if (per_episode)
     for (std::size_t i = 0; i < r.returns.size(); ++i)
       fmt::print("episode {}: return {:.2f}, length {}\n", i + 1, r.returns[i], r.lengths[i]);
@@ -173,7 +205,11 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   auto* enjoy = app.add_subcommand("enjoy", "Run a saved agent and print each episode's return");
   enjoy->add_option("dir", *edir, "Agent or run directory")->required();
   enjoy->add_option("--episodes,-n", *eepisodes, "Episodes")->check(CLI::PositiveNumber);
-  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true); });
+  auto record = std::make_shared<std::string>();
+  auto size = std::make_shared<std::vector<int>>(std::vector<int>{640, 480});
+  enjoy->add_option("--record", *record, "Write every frame as PNG into this directory (MuJoCo envs, offscreen)");
+  enjoy->add_option("--size", *size, "Frame width and height for --record")->expected(2)->check(CLI::PositiveNumber);
+  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1]); });
 }
 
 }  // namespace rlzoo::cli

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #ifdef RLZOO_WITH_MUJOCO
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/registry/env_registry.h"
@@ -42,6 +44,31 @@ TEST(MujocoReplay, CliAnswersAsTheEnvInProcess) {
       if (step.done()) break;
     }
   }
+}
+
+// `rlzoo enjoy --record DIR` writes one PNG per frame (the reset and every step), or says why
+// offscreen rendering is unavailable.
+TEST(MujocoRecord, EnjoyWritesOnePngPerFrame) {
+  const std::string dir = test::make_temp_dir("rlzoo-record");
+  const std::string cli = "'" + test::cli_path() + "' ";
+  auto r = test::run_command(cli + "train ppo InvertedPendulum-v4 -q --set n_timesteps=64 --set hyperparams.n_steps=32 "
+                                   "--set hyperparams.batch_size=32 --run-dir " + dir + "/run");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = test::run_command(cli + "enjoy " + dir + "/run -n 1 --record " + dir + "/frames --size 64 48");
+  if (r.status != 0 && r.err.find("offscreen rendering is not available") != std::string::npos)
+    GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto length = std::stoi(r.out.substr(r.out.find("length ") + 7));
+  int frames = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/frames")) {
+    ++frames;
+    std::ifstream f(e.path(), std::ios::binary);
+    char sig[8];
+    f.read(sig, 8);
+    EXPECT_EQ(std::string(sig + 1, 3), "PNG") << e.path();
+  }
+  EXPECT_EQ(frames, length + 1) << "the reset frame and one per step";
+  EXPECT_TRUE(std::filesystem::exists(dir + "/frames/ep000_00000.png"));
 }
 
 }  // namespace
