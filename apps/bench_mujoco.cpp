@@ -26,7 +26,7 @@ struct MujocoBenchOptions {
   std::int64_t steps = 4000;  // recorded trajectory length per task
   int repeats = 5;
   std::int64_t vector_envs = 16;
-  double seconds = 0.5;
+  std::int64_t vector_steps = 150;
   std::vector<std::string> tasks{"HalfCheetah-v4", "Hopper-v4", "Walker2d-v4", "Ant-v4", "Humanoid-v4",
                                  "Swimmer-v4", "InvertedPendulum-v4", "InvertedDoublePendulum-v4", "Reacher-v4"};
 };
@@ -126,18 +126,30 @@ void run_mujoco_bench(const MujocoBenchOptions& o) {
     e["goal_overhead_at_most"] = 0.05;
     print_bench_line(fmt::format("mujoco/{}/rlzoo_env", id), env, "env-steps/s", raw, e);
 
-    // Threaded vector env: random actions, 1 vs 2 threads.
+    // Threaded vector env, 1 vs 2 threads, on identical work: from reset(0), the same
+    // vector_steps steps with the recorded random actions, timed from reset each repeat.
     double one = 0;
+    const auto nu = static_cast<std::size_t>(probe->action_space().numel());
+    const auto n = static_cast<std::size_t>(o.vector_envs);
+    const std::size_t recorded = r.actions.size() / nu;
     for (int threads : {1, 2}) {
       ThreadedVectorEnv venv(make_envs(id, o.vector_envs), threads);
-      venv.reset(0);
-      const auto nu = static_cast<std::size_t>(venv.single_action_space().numel());
-      std::vector<float> actions(static_cast<std::size_t>(o.vector_envs) * nu);
-      for (std::size_t i = 0; i < actions.size(); ++i) actions[i] = r.actions[i % r.actions.size()];
-      const double rate =
-          median_rate([&] { venv.step(std::span<const float>(actions)); }, static_cast<double>(o.vector_envs),
-                      o.seconds, o.repeats);
-      nlohmann::json x{{"threads", threads}, {"num_envs", o.vector_envs}};
+      std::vector<float> actions(n * nu);
+      std::vector<double> rates;
+      for (int k = 0; k < o.repeats; ++k) {
+        venv.reset(0);
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::int64_t s = 0; s < o.vector_steps; ++s) {
+          for (std::size_t e = 0; e < n; ++e) {
+            const std::size_t row = (static_cast<std::size_t>(s) * n + e) % recorded;
+            std::copy_n(r.actions.data() + row * nu, nu, actions.data() + e * nu);
+          }
+          venv.step(std::span<const float>(actions));
+        }
+        rates.push_back(static_cast<double>(o.vector_steps * o.vector_envs) / seconds_since(t0));
+      }
+      const double rate = median(rates);
+      nlohmann::json x{{"threads", threads}, {"num_envs", o.vector_envs}, {"vector_steps", o.vector_steps}};
       if (threads == 1) {
         one = rate;
         x["baseline_name"] = "rlzoo_env";
@@ -165,6 +177,7 @@ void add_mujoco_bench_command(CLI::App& bench) {
   cmd->add_option("--steps", o->steps, "Steps of the recorded trajectory per task")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
   cmd->add_option("--vector-envs", o->vector_envs, "Envs of the threaded vector env")->check(CLI::PositiveNumber);
+  cmd->add_option("--vector-steps", o->vector_steps, "Vector steps per timed repeat")->check(CLI::PositiveNumber);
   cmd->add_option("--tasks", o->tasks, "Task ids (default: all nine)");
   cmd->callback([o] { run_mujoco_bench(*o); });
 }

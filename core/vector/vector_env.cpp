@@ -110,7 +110,10 @@ void ThreadedVectorEnv::for_slices(const std::function<void(std::int64_t, std::i
   // the others take the rest. Each env is still stepped exactly once, so results do not
   // depend on which thread steps it.
   const std::int64_t n = num_envs(), t = pool_.num_threads();
-  const std::int64_t chunk = std::max<std::int64_t>(16, n / (t * 8));
+  // About 8 chunks per thread: enough to balance, few enough that cheap envs do not pay for
+  // the shared counter. Never one chunk for everything (a floor of 16 envs per chunk once
+  // left 16 MuJoCo envs on one thread).
+  const std::int64_t chunk = std::max<std::int64_t>(1, n / (t * 8));
   std::atomic<std::int64_t> next{0};
   pool_.run([&](int) {
     while (true) {
