@@ -2,6 +2,7 @@
 
 #include "core/registry/env_registry.h"
 #include "envs/mujoco/ant.h"
+#include "envs/mujoco/generic_mjcf.h"
 #include "envs/mujoco/humanoid.h"
 #include "envs/mujoco/inverted_pendulums.h"
 #include "envs/mujoco/planar_runners.h"
@@ -60,6 +61,10 @@ void register_mujoco_envs() {
                      return std::make_unique<InvertedDoublePendulumEnv>(std::move(c));
                    },
                    1000, 9100.0, "MuJoCo: balance two stacked poles on a cart"));
+  register_env(GenericMjcfEnv::kId,
+               entry<GenericMjcfConfig>(
+                   [](GenericMjcfConfig c) { return std::make_unique<GenericMjcfEnv>(std::move(c)); }, 1000,
+                   std::nullopt, "MuJoCo: any MJCF model (env_kwargs: model_path, observation, reward terms)"));
   register_env(ReacherEnv::kId,
                entry<ReacherConfig>([](ReacherConfig c) { return std::make_unique<ReacherEnv>(std::move(c)); }, 50, -3.75,
                                     "MuJoCo: reach a random target with a two-joint arm"));

@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "core/env/conformance.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
 #include "envs/mujoco/ant.h"
+#include "envs/mujoco/assets.h"
+#include "envs/mujoco/generic_mjcf.h"
 #include "envs/mujoco/humanoid.h"
 #include "envs/mujoco/inverted_pendulums.h"
 #include "envs/mujoco/planar_runners.h"
@@ -331,6 +334,55 @@ TEST_F(MujocoTasks, StateAccessAndErrors) {
     auto custom = make_env("Hopper-v4", YAML::Load("{model_path: " + reference + "}"));
     EXPECT_EQ(dynamic_cast<MujocoEnv&>(*custom).shared_model().source(), std::filesystem::absolute(reference).string());
   }
+}
+
+TEST_F(MujocoTasks, GenericMjcfEnvReproducesHopperFromYaml) {
+  // The shipped hopper as a file, configured as Hopper-v4 (without its angle and state ranges).
+  const std::string path = test::make_temp_dir("rlzoo-mjcf") + "/hopper.xml";
+  {
+    std::ofstream out(path);
+    out << *mujoco_asset("hopper.xml");
+  }
+  const auto kwargs = YAML::Load("{model_path: " + path +
+                                 ", frame_skip: 4, observation: ['qpos[1:]', qvel], clip_velocity: 10,"
+                                 " reset_noise_scale: 0.005, forward_reward_weight: 1, ctrl_cost_weight: 0.001,"
+                                 " healthy_reward: 1, healthy_z_range: [0.7, 1e9], healthy_z_index: 1,"
+                                 " terminate_when_unhealthy: true}");
+  auto generic = make_env("MJCF-v0", kwargs);
+  auto hopper = make_env("Hopper-v4");
+  ASSERT_EQ(generic->observation_space().shape(), hopper->observation_space().shape());
+  std::vector<double> og(11), oh(11);
+  generic->reset(1, std::as_writable_bytes(std::span(og)));
+  hopper->reset(1, std::as_writable_bytes(std::span(oh)));
+  EXPECT_EQ(og, oh) << "same reset noise from the same seed";
+  Rng rng(4);
+  for (int t = 0; t < 30; ++t) {
+    const std::vector<float> a{static_cast<float>(rng.uniform(-1, 1)), static_cast<float>(rng.uniform(-1, 1)),
+                               static_cast<float>(rng.uniform(-1, 1))};
+    const auto rg = generic->step(std::span<const float>(a), std::as_writable_bytes(std::span(og)));
+    const auto rh = hopper->step(std::span<const float>(a), std::as_writable_bytes(std::span(oh)));
+    ASSERT_EQ(og, oh) << "step " << t;
+    ASSERT_EQ(rg.reward, rh.reward) << "step " << t;
+    if (rh.terminated) break;
+  }
+  // A C++ reward hook replaces the YAML terms.
+  auto& g = dynamic_cast<GenericMjcfEnv&>(*generic);
+  g.set_reward_hook([](const GenericMjcfEnv& env, const GenericMjcfEnv::StepContext& s) {
+    return env.data()->qpos[1] - s.qpos_before[1];  // height gained
+  });
+  generic->reset(2, std::as_writable_bytes(std::span(og)));
+  const double z0 = g.get_state()[1];
+  const std::vector<float> zero{0, 0, 0};
+  const auto r = generic->step(std::span<const float>(zero), std::as_writable_bytes(std::span(og)));
+  EXPECT_DOUBLE_EQ(r.reward, g.get_state()[1] - z0);
+
+  EXPECT_THAT(test::error_of([&] { make_env("MJCF-v0", YAML::Load("{model_path: " + path + ", observation: [qpso]}")); }),
+              HasSubstr("did you mean 'qpos'"));
+  EXPECT_THAT(test::error_of([&] { make_env("MJCF-v0", YAML::Load("{model_path: " + path + ", observation: ['qvel[5:2]']}")); }),
+              HasSubstr("the slice is empty"));
+  EXPECT_THAT(test::error_of([] { make_env("MJCF-v0"); }), HasSubstr("model_path"));
+  auto sliced = make_env("MJCF-v0", YAML::Load("{model_path: " + path + ", observation: ['qpos[-2:]', 'xpos[3:6]']}"));
+  EXPECT_EQ(sliced->observation_space().numel(), 5);
 }
 
 }  // namespace
