@@ -23,52 +23,13 @@
 
 #ifdef RLZOO_WITH_MUJOCO
 
-#include <chrono>
-#include <cstdlib>
-#include <iostream>
-#include <sstream>
-
-#include "agents/agent.h"
-#include "algorithms/builtin.h"
-#include "envs/builtin.h"
-#include "tests/support/test_paths.h"
+#include "tests/learning/reach_target.h"
 
 namespace rlzoo {
 namespace {
 
-constexpr std::int64_t kBudget = 25'000;
-constexpr std::int64_t kEvalEvery = 1'000;
-constexpr double kTarget = 950.0;
-
-std::vector<std::int64_t> seeds() {
-  std::vector<std::int64_t> out;
-  if (const char* s = std::getenv("RLZOO_LEARNING_SEEDS")) {
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoll(item));
-  }
-  if (out.empty()) out.push_back(0);
-  return out;
-}
-
 TEST(PpoMujocoLearning, InvertedPendulumReaches950) {
-  register_builtin_envs();
-  register_builtin_algorithms();
-  const std::string preset = "configs/ppo/InvertedPendulum-v4.yaml";
-  for (const std::int64_t seed : seeds()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto agent = Agent::from_preset(test::source_dir() + "/" + preset, {"seed=" + std::to_string(seed), "torch_threads=1"});
-    agent->set_progress_bar(false);
-    CallbackList callbacks;
-    auto eval = std::make_unique<EvalCallback>(kEvalEvery, 20, "", kTarget, /*stop=*/true);
-    const EvalCallback* e = eval.get();
-    callbacks.add(std::move(eval));
-    agent->learn(kBudget, &callbacks);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "[learning] ppo InvertedPendulum-v4 seed " << seed << ": best mean return " << e->best_mean()
-              << " after " << agent->num_timesteps() << " env steps, " << seconds << " s" << std::endl;
-    EXPECT_GE(e->best_mean(), kTarget) << "seed " << seed;
-    EXPECT_LT(seconds, 180.0) << "seed " << seed;
-  }
+  test::expect_reaches_target("configs/ppo/InvertedPendulum-v4.yaml", "ppo InvertedPendulum-v4", 25'000, 1'000, 950.0);
 }
 
 }  // namespace
