@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "envs/classic_control/register.h"
+#include "envs/doudizhu/doudizhu_env.h"
 #ifdef RLZOO_WITH_MUJOCO
 #include "envs/mujoco/register.h"
 #endif
@@ -13,6 +14,7 @@ void register_builtin_envs() {
   static std::once_flag once;
   std::call_once(once, [] {
     register_classic_control_envs();
+    doudizhu::register_doudizhu_envs();
 #ifdef RLZOO_WITH_MUJOCO
     register_mujoco_envs();
 #endif

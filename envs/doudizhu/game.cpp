@@ -50,7 +50,7 @@ Deal Deal::random(Rng& rng) {
   Deal d;
   for (std::size_t i = 0; i < deck.size(); ++i) {
     const Seat s = i < 20 ? Seat::Landlord : i < 37 ? Seat::LandlordUp : Seat::LandlordDown;
-    d.hands[static_cast<std::size_t>(index(s))].add(deck[i]);
+    d.hands[static_cast<std::size_t>(seat_index(s))].add(deck[i]);
     if (i >= 17 && i < 20) d.three_landlord_cards.add(deck[i]);
   }
   return d;
@@ -60,10 +60,10 @@ void Deal::validate(std::string_view where) const {
   static constexpr std::array<int, 3> kSizes = {20, 17, 17};
   CardCounts all;
   for (Seat s : kSeats) {
-    const CardCounts h = hands[static_cast<std::size_t>(index(s))];
-    if (h.size() != kSizes[static_cast<std::size_t>(index(s))])
+    const CardCounts h = hands[static_cast<std::size_t>(seat_index(s))];
+    if (h.size() != kSizes[static_cast<std::size_t>(seat_index(s))])
       throw UserError(fmt::format("{}.{} holds {} cards; it must hold {}", where, seat_name(s), h.size(),
-                                  kSizes[static_cast<std::size_t>(index(s))]));
+                                  kSizes[static_cast<std::size_t>(seat_index(s))]));
     if (!CardCounts::full_deck().contains(all + h))
       throw UserError(fmt::format("{}: the hands together hold more copies of a card than the deck ({} after {})",
                                   where, format_card_list(all + h), seat_name(s)));
@@ -147,7 +147,7 @@ void Game::play_index(std::size_t i) {
 }
 
 void Game::apply(CardCounts move) {
-  const auto s = static_cast<std::size_t>(index(acting_));
+  const auto s = static_cast<std::size_t>(seat_index(acting_));
   history_.push_back(move);
   last_action_[s] = move;
   if (!move.empty()) {
@@ -191,7 +191,7 @@ const nlohmann::json& field(const nlohmann::json& j, const char* key, std::strin
 Deal deal_from_json(const nlohmann::json& j, std::string_view where) {
   Deal d;
   for (Seat s : kSeats)
-    d.hands[static_cast<std::size_t>(index(s))] =
+    d.hands[static_cast<std::size_t>(seat_index(s))] =
         cards_from_json(field(j, seat_name(s).data(), where), fmt::format("{}.{}", where, seat_name(s)));
   d.three_landlord_cards = cards_from_json(field(j, "three_landlord_cards", where),
                                            fmt::format("{}.three_landlord_cards", where));
@@ -201,7 +201,7 @@ Deal deal_from_json(const nlohmann::json& j, std::string_view where) {
 
 nlohmann::json deal_to_json(const Deal& d) {
   nlohmann::json j;
-  for (Seat s : kSeats) j[std::string(seat_name(s))] = d.hands[static_cast<std::size_t>(index(s))].cards();
+  for (Seat s : kSeats) j[std::string(seat_name(s))] = d.hands[static_cast<std::size_t>(seat_index(s))].cards();
   j["three_landlord_cards"] = d.three_landlord_cards.cards();
   return j;
 }

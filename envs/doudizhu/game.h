@@ -38,8 +38,8 @@ inline constexpr std::array<Seat, 3> kSeats = {Seat::Landlord, Seat::LandlordDow
 std::string_view seat_name(Seat s);
 // Throws UserError listing the valid names.
 Seat seat_from_name(std::string_view name);
-inline constexpr int index(Seat s) { return static_cast<int>(s); }
-inline constexpr Seat next_seat(Seat s) { return static_cast<Seat>((index(s) + 1) % 3); }
+inline constexpr int seat_index(Seat s) { return static_cast<int>(s); }
+inline constexpr Seat next_seat(Seat s) { return static_cast<Seat>((seat_index(s) + 1) % 3); }
 inline constexpr bool is_peasant(Seat s) { return s != Seat::Landlord; }
 // The other peasant (for a peasant).
 inline constexpr Seat partner(Seat s) { return s == Seat::LandlordDown ? Seat::LandlordUp : Seat::LandlordDown; }
@@ -72,10 +72,10 @@ class Game {
 
   const Deal& deal() const { return deal_; }
   Seat acting() const { return acting_; }
-  CardCounts hand(Seat s) const { return hands_[static_cast<std::size_t>(index(s))]; }
-  CardCounts played(Seat s) const { return played_[static_cast<std::size_t>(index(s))]; }
+  CardCounts hand(Seat s) const { return hands_[static_cast<std::size_t>(seat_index(s))]; }
+  CardCounts played(Seat s) const { return played_[static_cast<std::size_t>(seat_index(s))]; }
   // The seat's most recent move (empty if it passed or has not played yet).
-  CardCounts last_action(Seat s) const { return last_action_[static_cast<std::size_t>(index(s))]; }
+  CardCounts last_action(Seat s) const { return last_action_[static_cast<std::size_t>(seat_index(s))]; }
   // The move to beat (empty: the acting player leads).
   CardCounts rival_move() const { return rival_; }
   const MoveInfo& rival_info() const { return rival_info_; }

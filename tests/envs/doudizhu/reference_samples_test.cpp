@@ -52,7 +52,9 @@ TEST(DouZeroReference, LegalMovesMatchEveryCase) {
     EXPECT_TRUE(missing.empty() && extra.empty())
         << c["id"] << " (" << c["tag"] << ", rival " << c["rival_type"] << ") missing: " << fmt::format("{}", fmt::join(missing, " "))
         << " extra: " << fmt::format("{}", fmt::join(extra, " "));
-    if (!rival.empty()) EXPECT_TRUE(mine.back().empty()) << c["id"] << ": pass must come last";
+    if (!rival.empty()) {
+      EXPECT_TRUE(mine.back().empty()) << c["id"] << ": pass must come last";
+    }
     for (const auto& f : c["flags"]) {
       if (f != "raw_list_has_duplicates") {
         ++quirk_cases;
