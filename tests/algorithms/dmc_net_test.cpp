@@ -1,0 +1,104 @@
+// DouZero's network: parameter counts, the factorised evaluation against DouZero's, and the
+// Q-values DouZero's own code computes with its checkpoints (../shared/data/douzero/q_sample).
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/dmc/decision_batch.h"
+#include "algorithms/dmc/seat_nets.h"
+#include "envs/doudizhu/encoding.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo::dmc {
+namespace {
+
+using namespace doudizhu;
+
+TEST(DouZeroNet, ParameterCountsAreDouZeros) {
+  EXPECT_EQ(parameter_count(*DouZeroNet(kLandlordStateDim)), 1457665);
+  EXPECT_EQ(parameter_count(*DouZeroNet(kPeasantStateDim)), 1514497);
+  std::vector<std::string> names;
+  for (const auto& item : DouZeroNet(kLandlordStateDim)->named_parameters()) names.push_back(item.key());
+  EXPECT_EQ(names.front(), "lstm.weight_ih_l0");
+  EXPECT_EQ(names.back(), "dense6.bias");
+}
+
+TEST(DouZeroNet, FactorisedEvaluationEqualsDouZeros) {
+  torch::manual_seed(3);
+  DouZeroNet net(kPeasantStateDim);
+  // Make the net sensitive to its inputs (default initialisation is nearly flat).
+  {
+    torch::NoGradGuard g;
+    for (auto& p : net->parameters()) p.mul_(4);
+  }
+  const std::int64_t d = 3;
+  const auto z = torch::randint(0, 2, {d, 5, 162}).to(torch::kFloat32);
+  const auto x = torch::randint(0, 2, {d, kPeasantStateDim}).to(torch::kFloat32);
+  const auto actions = torch::randint(0, 2, {7, 54}).to(torch::kFloat32);
+  const auto of = torch::tensor({0, 0, 1, 1, 1, 2, 2}, torch::kInt64);
+  torch::NoGradGuard g;
+  const auto fast = net->q_values(z, x, actions, of);
+  const auto slow = net->forward(z.index_select(0, of), torch::cat({x.index_select(0, of), actions}, 1));
+  // float32 sums in a different order: relative agreement.
+  EXPECT_LT((fast - slow).abs().max().item<float>(), 1e-5f * std::max(1.0f, slow.abs().max().item<float>()));
+  EXPECT_GT(slow.std().item<float>(), 1e-3f);  // the comparison is not between constants
+}
+
+TEST(DouZeroReference, ImportedCheckpointsGiveDouZerosQValues) {
+  const auto shared = test::shared_dir();
+  if (!shared) GTEST_SKIP() << "../shared is absent: DouZero checkpoints and Q-values not compared";
+  const std::string dir = *shared + "/data/douzero/q_sample";
+  SeatNets nets;
+  load_douzero_folder(nets, dir);
+  std::ifstream in(dir + "/cases.jsonl");
+  int cases = 0, actions = 0;
+  double worst = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto c = nlohmann::json::parse(line);
+    Game g = replay({deal_from_json(c["deal"]), moves_from_json(c["history"], "history")});
+    DecisionBatch batch;
+    batch.add(g);
+    batch.evaluate(nets);
+    std::map<std::uint64_t, float> mine;
+    for (std::size_t k = 0; k < g.legal_moves().size(); ++k) mine[g.legal_moves()[k].bits()] = batch.q(0, k);
+    const auto& legal = c["legal_actions"];
+    for (std::size_t i = 0; i < legal.size(); ++i) {
+      const auto key = CardCounts::from_cards(legal[i].get<std::vector<int>>()).bits();
+      ASSERT_TRUE(mine.count(key)) << c["id"] << " action " << legal[i];
+      const double diff = std::abs(mine[key] - c["q"][i].get<double>());
+      worst = std::max(worst, diff);
+      EXPECT_LE(diff, 1e-4) << c["id"] << " action " << legal[i];
+      ++actions;
+    }
+    const auto best = g.legal_moves()[batch.argmax(0)];
+    EXPECT_EQ(best, CardCounts::from_cards(c["argmax_action"].get<std::vector<int>>())) << c["id"];
+    ++cases;
+  }
+  EXPECT_EQ(cases, 20);
+  std::cout << "compared " << actions << " Q-values of " << cases << " DouZero situations; largest difference "
+            << worst << "\n";
+}
+
+TEST(DouZeroReference, BadCheckpointsAreExplainedAndLeaveTheNetsUnchanged) {
+  const auto tmp = test::make_temp_dir("dmc_import");
+  SeatNets nets;
+  const auto before = nets[Seat::Landlord].parameters()[0].clone();
+  EXPECT_NE(test::error_of([&] { load_douzero_folder(nets, tmp); }).find("missing landlord.ckpt"), std::string::npos);
+  for (const char* name : {"landlord.ckpt", "landlord_up.ckpt", "landlord_down.ckpt"})
+    std::ofstream(tmp + "/" + name) << "not a zip";
+  EXPECT_NE(test::error_of([&] { load_douzero_folder(nets, tmp); }).find("landlord"), std::string::npos);
+  EXPECT_TRUE(torch::equal(before, nets[Seat::Landlord].parameters()[0]));
+  // A peasant's file where the landlord's is expected: a shape mismatch, named.
+  const auto shared = test::shared_dir();
+  if (!shared) return;
+  DouZeroNet landlord(kLandlordStateDim);
+  const auto err = test::error_of(
+      [&] { load_douzero_checkpoint(*landlord, *shared + "/data/douzero/q_sample/landlord_up.ckpt"); });
+  EXPECT_NE(err.find("dense1.weight"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace rlzoo::dmc
