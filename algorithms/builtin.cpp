@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"
 
@@ -12,6 +13,7 @@ void register_builtin_algorithms() {
   std::call_once(once, [] {
     register_ppo();
     register_dqn();
+    dmc::register_dmc();
   });
 }
 

@@ -18,6 +18,7 @@ void add_env_commands(CLI::App& app);
 void add_bench_commands(CLI::App& app);
 #ifdef RLZOO_WITH_TORCH
 void add_train_commands(CLI::App& app, const std::string& command_line);
+void add_doudizhu_commands(CLI::App& app);
 #endif
 
 }  // namespace rlzoo::cli

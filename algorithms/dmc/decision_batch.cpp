@@ -40,13 +40,17 @@ std::size_t DecisionBatch::add(Game& g) {
 }
 
 std::size_t DecisionBatch::add_encoded(Seat seat, const std::uint8_t* x, const std::uint8_t* z,
-                                       const std::uint8_t* actions, std::int64_t count) {
+                                       const std::uint8_t* actions, std::int64_t count,
+                                       std::size_t action_stride) {
   PerSeat& s = seats_[static_cast<std::size_t>(seat_index(seat))];
   s.x.insert(s.x.end(), x, x + state_dim(seat));
   s.z.insert(s.z.end(), z, z + kHistoryDim);
   const auto first = static_cast<std::int64_t>(s.decision_of.size());
-  s.actions.insert(s.actions.end(), actions, actions + count * kCardDim);
-  for (std::int64_t k = 0; k < count; ++k) s.decision_of.push_back(s.decisions);
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::uint8_t* a = actions + static_cast<std::size_t>(k) * action_stride;
+    s.actions.insert(s.actions.end(), a, a + kCardDim);
+    s.decision_of.push_back(s.decisions);
+  }
   ++s.decisions;
   decisions_.push_back({seat_index(seat), first, count});
   return decisions_.size() - 1;

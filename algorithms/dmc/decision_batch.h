@@ -24,9 +24,9 @@ class DecisionBatch {
   // moves as candidates. Returns the decision's index.
   std::size_t add(doudizhu::Game& g);
   // Adds a decision from encoded parts: x (state_dim(seat) values), z (810) and `count`
-  // candidate encodings (count x 54), each as 0/1 bytes.
+  // candidate encodings of 54 values each, `action_stride` bytes apart; all 0/1 bytes.
   std::size_t add_encoded(doudizhu::Seat seat, const std::uint8_t* x, const std::uint8_t* z,
-                          const std::uint8_t* actions, std::int64_t count);
+                          const std::uint8_t* actions, std::int64_t count, std::size_t action_stride);
   std::size_t size() const { return decisions_.size(); }
 
   // Runs the nets (no gradient) and fills the Q-values.

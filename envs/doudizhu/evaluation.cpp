@@ -135,12 +135,14 @@ MatchupResult evaluate_matchup(Player& landlord_a, Player& peasants_b, const Mat
   if (!options.swap) {
     r.a_overall = r.a_as_landlord;
     r.b_overall = r.b_as_peasants;
+    r.a_scores = ab.landlord;
     return r;
   }
   const Scores ba = play_deals(peasants_b, landlord_a, deals, options.parallel_games);
   r.b_as_landlord = summarize_side(ba.landlord);
   r.a_as_peasants = summarize_side(ba.peasants);
-  r.a_overall = summarize_side(concat(ab.landlord, ba.peasants));
+  r.a_scores = concat(ab.landlord, ba.peasants);
+  r.a_overall = summarize_side(r.a_scores);
   r.b_overall = summarize_side(concat(ab.peasants, ba.landlord));
   return r;
 }

@@ -31,6 +31,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -64,6 +65,8 @@ struct MatchupResult {
   std::optional<SideResult> a_as_peasants;  // with swap only
   SideResult a_overall;
   SideResult b_overall;
+  // A's score in each of its games: the N landlord games, then (with swap) the N peasant games.
+  std::vector<double> a_scores;
 };
 
 // Plays the matchup (see the top of this file). Players must be ready to move any seat of

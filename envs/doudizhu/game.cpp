@@ -168,9 +168,7 @@ void Game::apply(CardCounts move) {
 
 // ---- records ----
 
-namespace {
-
-CardCounts cards_from_json(const nlohmann::json& j, const std::string& where) {
+CardCounts cards_from_json(const nlohmann::json& j, std::string_view where) {
   if (!j.is_array()) throw UserError(fmt::format("{} must be a list of card integers, got {}", where, j.dump()));
   std::vector<int> cards;
   for (std::size_t i = 0; i < j.size(); ++i) {
@@ -180,6 +178,8 @@ CardCounts cards_from_json(const nlohmann::json& j, const std::string& where) {
   }
   return CardCounts::from_cards(cards, where);
 }
+
+namespace {
 
 const nlohmann::json& field(const nlohmann::json& j, const char* key, std::string_view where) {
   if (!j.is_object() || !j.contains(key)) throw UserError(fmt::format("{}: missing \"{}\"", where, key));

@@ -126,6 +126,8 @@ GameRecord record_from_json(const nlohmann::json& j, std::string_view where = "r
 Deal deal_from_json(const nlohmann::json& j, std::string_view where = "deal");
 nlohmann::json deal_to_json(const Deal& d);
 std::vector<CardCounts> moves_from_json(const nlohmann::json& j, std::string_view where);
+// A list of DouZero card integers; UserError names `where` and the bad entry.
+CardCounts cards_from_json(const nlohmann::json& j, std::string_view where);
 // Replays a record move by move; throws UserError at the first illegal move ("history[12]").
 Game replay(const GameRecord& r);
 

@@ -1,0 +1,72 @@
+// Deep Monte-Carlo with action encoding (DouZero, Zha et al. 2021) for DouDizhu-v0.
+//
+// Three Q-networks (landlord, landlord_down, landlord_up; douzero_net.h) score (state, action)
+// pairs. Actor threads (dmc_actor.h) play many concurrent self-play games, epsilon-greedy
+// over the legal moves, their decisions evaluated in batches, either by one shared inference
+// server (preset `runtime.inference.max_batch > 0`: one forward pass per seat over the rows of
+// all actors) or by each actor's replica of the networks. Every finished game's frames go to
+// the learner with their Monte-Carlo target (the game's final return for the seat that acted).
+// The learner trains a seat whenever B x T (32 x 100) of its frames are waiting: MSE to the
+// targets, RMSprop (lr 1e-4, alpha 0.99, eps 1e-5), gradient norm clipped at 40, then publishes
+// the seat's weights to the actors. num_timesteps() counts trained frames, as DouZero does.
+//
+// act() is not available (DouDizhu's moves are candidates, not an action index); play through
+// dmc::DmcPlayer (player()). evaluate(n) plays n deals in both roles against the random player.
+#pragma once
+
+#include <memory>
+
+#include "agents/agent.h"
+#include "agents/algorithm_registry.h"
+#include "algorithms/dmc/dmc_actor.h"
+#include "algorithms/dmc/dmc_config.h"
+#include "algorithms/dmc/seat_nets.h"
+#include "envs/doudizhu/player.h"
+
+namespace rlzoo {
+class TrainingMonitor;
+}
+
+namespace rlzoo::dmc {
+
+class DmcAgent : public Agent {
+ public:
+  explicit DmcAgent(const AgentSetup& setup);
+
+  std::string algorithm() const override { return "dmc"; }
+  const EnvSpec& env_spec() const override { return spec_; }
+  YAML::Node config() const override;
+  void learn(std::int64_t frames, CallbackList* callbacks = nullptr) override;
+  std::int64_t num_timesteps() const override { return frames_; }
+  torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
+                      const EvalObserver& observer = {}) override;
+  CheckpointWriter checkpoint() const override;
+  void restore(const CheckpointReader& reader);
+
+  const DmcConfig& hyperparams() const { return cfg_; }
+  SeatNets& nets() { return *nets_; }
+  std::shared_ptr<SeatNets> shared_nets() { return nets_; }
+  // A greedy player with these networks (shares them: later training shows in its moves).
+  std::unique_ptr<doudizhu::Player> player();
+  std::int64_t games_played() const { return games_; }
+
+  // One learner step for `seat` on frames [0, B x T) of `frames`: returns the loss.
+  double train_step(doudizhu::Seat seat, const SeatFrames& frames);
+
+ private:
+  void evaluate_against_baselines(TrainingMonitor& monitor);
+
+  AgentSetup setup_;
+  DmcConfig cfg_;
+  EnvSpec spec_;
+  std::shared_ptr<SeatNets> nets_;
+  std::array<std::unique_ptr<torch::optim::RMSprop>, 3> optimizers_;
+  std::int64_t frames_ = 0;
+  std::int64_t games_ = 0;
+  std::int64_t next_eval_ = 0;
+};
+
+void register_dmc();
+
+}  // namespace rlzoo::dmc

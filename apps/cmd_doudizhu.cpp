@@ -1,0 +1,160 @@
+// `rlzoo doudizhu ...`: evaluate DouDizhu agents head to head, play against them, import
+// DouZero's models, and the JSON-lines tools (legal-moves, q-values) for comparing with DouZero.
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/agent.h"
+#include "algorithms/dmc/decision_batch.h"
+#include "algorithms/dmc/dmc.h"
+#include "apps/commands.h"
+#include "apps/doudizhu_agents.h"
+#include "core/common/error.h"
+#include "envs/doudizhu/evaluation.h"
+#include "envs/doudizhu/legal_moves.h"
+
+namespace rlzoo::cli {
+
+void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed, std::istream& in,
+                       std::ostream& out);
+
+namespace {
+
+using namespace doudizhu;
+
+// Calls f(json, line_number) for each non-empty stdin line; bad JSON names the line.
+template <class F>
+void for_each_json_line(F&& f) {
+  std::string line;
+  for (int number = 1; std::getline(std::cin, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(fmt::format("stdin line {}: not JSON ({})", number, e.what()));
+    }
+    try {
+      f(j);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("stdin line {}: {}", number, e.what()));
+    }
+  }
+}
+
+const nlohmann::json& require(const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) throw UserError(fmt::format("missing \"{}\"", key));
+  return j.at(key);
+}
+
+nlohmann::json moves_json(const std::vector<CardCounts>& moves) {
+  nlohmann::json out = nlohmann::json::array();
+  for (CardCounts m : moves) out.push_back(m.cards());
+  return out;
+}
+
+void legal_moves_command() {
+  for_each_json_line([](const nlohmann::json& j) {
+    const auto hand = cards_from_json(require(j, "hand"), "hand");
+    const auto rival = cards_from_json(require(j, "rival_move"), "rival_move");
+    if (!CardCounts::full_deck().contains(hand + rival))
+      throw UserError("hand and rival_move together hold more copies of a card than the deck");
+    std::cout << nlohmann::json{{"legal", moves_json(legal_moves(hand, rival))}}.dump() << "\n" << std::flush;
+  });
+}
+
+void q_values_command(const std::string& dir) {
+  dmc::SeatNets nets;
+  dmc::load_douzero_folder(nets, dir);
+  torch::InferenceMode inference;
+  dmc::DecisionBatch batch;
+  for_each_json_line([&](const nlohmann::json& j) {
+    Game g = replay({deal_from_json(require(j, "deal")), moves_from_json(require(j, "history"), "history")});
+    if (g.over()) throw UserError("the game is already over after this history");
+    const Seat position = seat_from_name(require(j, "position").get<std::string>());
+    if (position != g.acting())
+      throw UserError(fmt::format("position is {}, but after {} moves {} acts next", seat_name(position),
+                                  g.history().size(), seat_name(g.acting())));
+    batch.clear();
+    batch.add(g);
+    batch.evaluate(nets);
+    nlohmann::json q = nlohmann::json::array();
+    for (std::size_t k = 0; k < g.legal_moves().size(); ++k) q.push_back(batch.q(0, k));
+    std::cout << nlohmann::json{{"legal_actions", moves_json(g.legal_moves())}, {"q", q}}.dump() << "\n" << std::flush;
+  });
+}
+
+void import_command(const std::string& dir, const std::string& out, bool force) {
+  if (std::filesystem::exists(out) && !force)
+    throw UserError(fmt::format("{} exists; choose another OUT or pass --force to replace it", out));
+  auto agent = make_agent("dmc", "DouDizhu-v0");
+  auto& dmc_agent = dynamic_cast<dmc::DmcAgent&>(*agent);
+  dmc::load_douzero_folder(dmc_agent.nets(), dir);
+  agent->save(out);
+  fmt::print("imported DouZero's models from {} into {} (use it as an agent: rlzoo doudizhu eval --landlord {} ...)\n",
+             dir, out, out);
+}
+
+}  // namespace
+
+void add_doudizhu_commands(CLI::App& app) {
+  auto* dz = app.add_subcommand("doudizhu", "DouDizhu: evaluate and play agents, import DouZero models, JSON tools");
+  dz->require_subcommand(1);
+
+  struct EvalOpts {
+    std::string landlord, peasants;
+    std::int64_t deals = 1000;
+    std::uint64_t seed = 0;
+    bool swap = false, json = false;
+    int parallel = 64;
+  };
+  auto eo = std::make_shared<EvalOpts>();
+  auto* ev = dz->add_subcommand("eval", "Head to head: A as landlord, B as both peasants; WP and ADP with 95% CIs");
+  ev->add_option("--landlord", eo->landlord, "agent A: random, rule, a run/checkpoint dir, or a DouZero folder")->required();
+  ev->add_option("--peasants", eo->peasants, "agent B (both peasant seats)")->required();
+  ev->add_option("--deals", eo->deals, "random deals")->check(CLI::PositiveNumber);
+  ev->add_option("--seed", eo->seed, "seed of the deals");
+  ev->add_flag("--swap", eo->swap, "also play every deal with the roles exchanged");
+  ev->add_option("--parallel-games", eo->parallel, "games in flight (batched network evaluation)")
+      ->check(CLI::PositiveNumber);
+  ev->add_flag("--json", eo->json, "print the result as one JSON object");
+  ev->callback([eo] {
+    auto a = make_doudizhu_player(eo->landlord, eo->seed + 1);
+    auto b = make_doudizhu_player(eo->peasants, eo->seed + 2);
+    const auto r = evaluate_matchup(*a, *b, {.deals = eo->deals, .seed = eo->seed, .swap = eo->swap,
+                                             .parallel_games = eo->parallel});
+    if (eo->json) fmt::print("{}\n", to_json(r).dump());
+    else fmt::print("{}", format_matchup(r, eo->landlord, eo->peasants));
+  });
+
+  struct PlayOpts {
+    std::string ai = "rule", seat = "landlord";
+    std::uint64_t seed = 0;
+  };
+  auto po = std::make_shared<PlayOpts>();
+  auto* play = dz->add_subcommand("play", "Play one seat in the terminal against two AI seats");
+  play->add_option("--ai", po->ai, "the other seats' agent: random, rule, a run/checkpoint dir, or a DouZero folder");
+  play->add_option("--seat", po->seat, "your seat: landlord, landlord_down or landlord_up");
+  play->add_option("--seed", po->seed, "seed of the deals");
+  play->callback([po] { run_doudizhu_play(po->ai, po->seat, po->seed, std::cin, std::cout); });
+
+  auto imp = std::make_shared<std::array<std::string, 2>>();
+  auto force = std::make_shared<bool>(false);
+  auto* im = dz->add_subcommand("import-douzero", "Convert DouZero's landlord*.ckpt files into an rlzoo dmc agent");
+  im->add_option("DIR", (*imp)[0], "folder with landlord.ckpt, landlord_up.ckpt, landlord_down.ckpt")->required();
+  im->add_option("OUT", (*imp)[1], "the rlzoo agent directory to write")->required();
+  im->add_flag("--force", *force, "replace OUT if it exists");
+  im->callback([imp, force] { import_command((*imp)[0], (*imp)[1], *force); });
+
+  dz->add_subcommand("legal-moves", "stdin {\"hand\": [...], \"rival_move\": [...]} lines -> {\"legal\": [...]} lines")
+      ->callback(legal_moves_command);
+
+  auto qdir = std::make_shared<std::string>();
+  auto* q = dz->add_subcommand("q-values", "stdin {deal, history, position} lines -> the DouZero network's Q-values");
+  q->add_option("--douzero-checkpoints", *qdir, "folder with DouZero's three .ckpt files")->required();
+  q->callback([qdir] { q_values_command(*qdir); });
+}
+
+}  // namespace rlzoo::cli
