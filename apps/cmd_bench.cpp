@@ -10,6 +10,7 @@ void add_mujoco_bench_command(CLI::App& bench);
 #ifdef RLZOO_WITH_TORCH
 void add_train_bench_command(CLI::App& bench);
 void add_runtime_bench_command(CLI::App& bench);
+void add_doudizhu_bench_command(CLI::App& bench);
 #endif
 
 void add_bench_commands(CLI::App& app) {
@@ -22,6 +23,7 @@ void add_bench_commands(CLI::App& app) {
 #ifdef RLZOO_WITH_TORCH
   add_train_bench_command(*bench);
   add_runtime_bench_command(*bench);
+  add_doudizhu_bench_command(*bench);
 #endif
 }
 
