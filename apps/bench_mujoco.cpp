@@ -25,8 +25,8 @@ namespace {
 struct MujocoBenchOptions {
   std::int64_t steps = 4000;  // recorded trajectory length per task
   int repeats = 5;
-  std::int64_t vector_envs = 16;
-  std::int64_t vector_steps = 150;
+  std::int64_t vector_envs = 64;
+  std::int64_t vector_steps = 100;
   std::vector<std::string> tasks{"HalfCheetah-v4", "Hopper-v4", "Walker2d-v4", "Ant-v4", "Humanoid-v4",
                                  "Swimmer-v4", "InvertedPendulum-v4", "InvertedDoublePendulum-v4", "Reacher-v4"};
 };
