@@ -31,9 +31,9 @@ inline std::vector<std::int64_t> learning_seeds() {
 
 // Trains `preset` (relative to the source tree) for up to `budget` env steps per seed with one
 // LibTorch thread, evaluating on 20 deterministic episodes every `eval_every` steps and
-// stopping at the first evaluation >= `target`; expects that evaluation and < 180 s.
+// stopping at the first evaluation >= `target`; expects that evaluation and < max_seconds.
 inline void expect_reaches_target(const std::string& preset, const std::string& label, std::int64_t budget,
-                                  std::int64_t eval_every, double target) {
+                                  std::int64_t eval_every, double target, double max_seconds = 180.0) {
   register_builtin_envs();
   register_builtin_algorithms();
   for (const std::int64_t seed : learning_seeds()) {
@@ -49,7 +49,7 @@ inline void expect_reaches_target(const std::string& preset, const std::string& 
     std::cout << "[learning] " << label << " seed " << seed << ": best mean return " << e->best_mean() << " after "
               << agent->num_timesteps() << " env steps, " << seconds << " s" << std::endl;
     EXPECT_GE(e->best_mean(), target) << "seed " << seed;
-    EXPECT_LT(seconds, 180.0) << "seed " << seed;
+    EXPECT_LT(seconds, max_seconds) << "seed " << seed;
   }
 }
 
