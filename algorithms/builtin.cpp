@@ -5,6 +5,7 @@
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"
+#include "algorithms/storm_pg/vr_pg.h"
 
 namespace rlzoo {
 
@@ -14,6 +15,7 @@ void register_builtin_algorithms() {
     register_ppo();
     register_dqn();
     dmc::register_dmc();
+    pg::register_vr_pg();
   });
 }
 

@@ -1,0 +1,215 @@
+#include "algorithms/storm_pg/vr_pg.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "agents/agent_checkpoint.h"
+#include "agents/training_monitor.h"
+#include "core/registry/env_registry.h"
+#include "core/torch/tensor_io.h"
+#include "core/torch/threads.h"
+
+namespace rlzoo::pg {
+
+namespace {
+
+const char* estimator_name(Estimator e) {
+  switch (e) {
+    case Estimator::Gpomdp: return "gpomdp";
+    case Estimator::Svrpg: return "svrpg";
+    case Estimator::SrvrPg: return "srvrpg";
+    case Estimator::StormPg: return "storm_pg";
+  }
+  return "?";
+}
+
+}  // namespace
+
+VrPgAgent::VrPgAgent(const AgentSetup& setup, Estimator estimator)
+    : setup_(setup),
+      estimator_(estimator),
+      cfg_(parse_config<VrPgConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
+      spec_(preset_env_spec(setup)),
+      baseline_(cfg_.baseline == "none" ? Baseline::None : Baseline::Average),
+      seeds_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x9e)) {
+  torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
+  policy_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
+  previous_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
+  snapshot_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
+  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+  if (horizon() <= 0)
+    setup.ctx.child("hyperparams.horizon")
+        .fail(setup.preset.hyperparams["horizon"], "the env has no time limit: set a horizon > 0");
+}
+
+std::string VrPgAgent::algorithm() const { return estimator_name(estimator_); }
+
+std::int64_t VrPgAgent::horizon() const { return cfg_.horizon > 0 ? cfg_.horizon : spec_.max_episode_steps; }
+
+YAML::Node VrPgAgent::config() const {
+  YAML::Node n = to_yaml(setup_.preset);
+  n["hyperparams"] = to_yaml(cfg_);
+  return n;
+}
+
+torch::Tensor VrPgAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  torch::NoGradGuard no_grad;
+  auto a = policy_->act(obs.at(0).to(torch::kFloat32), options.deterministic);
+  if (!policy_->continuous()) return a;
+  const Space& s = spec_.action_space;
+  const auto low = torch::tensor(s.low(), torch::kFloat64).to(torch::kFloat32);
+  const auto high = torch::tensor(s.high(), torch::kFloat64).to(torch::kFloat32);
+  return torch::max(torch::min(a, high), low);
+}
+
+void VrPgAgent::adam_step(const torch::Tensor& g) {
+  const double lr =
+      cfg_.learning_rate * std::pow(cfg_.lr_decay, static_cast<double>(iteration_ / cfg_.lr_decay_every));
+  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  std::int64_t offset = 0;
+  for (auto& p : policy_->parameters()) {
+    // Ascent on J: Adam descends, so it is given -g.
+    p.mutable_grad() = -g.narrow(0, offset, p.numel()).view(p.sizes()).to(torch::kFloat32);
+    offset += p.numel();
+  }
+  optimizer_->step();
+}
+
+void VrPgAgent::iterate(TrainingMonitor* monitor) {
+  const bool gpomdp = estimator_ == Estimator::Gpomdp;
+  const bool restart = !gpomdp && (estimator_ == Estimator::StormPg ? iteration_ == 0
+                                                                    : iteration_ % cfg_.epoch_length == 0);
+  const std::int64_t n = restart ? cfg_.initial_batch : cfg_.batch_size;
+  auto make = [this] { return make_env(setup_.preset.env, setup_.preset.env_kwargs); };
+  const TrajectoryBatch batch = sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
+  const torch::Tensor fresh = gpomdp_gradient(*policy_, batch, cfg_.gamma, baseline_);
+  double iw_mean = 1.0, iw_max = 1.0;
+  if (gpomdp || restart) {
+    g_ = fresh;
+    if (estimator_ == Estimator::Svrpg) {
+      set_flat_parameters(*snapshot_, flat_parameters(*policy_));
+      mu_ = fresh;
+    }
+  } else {
+    PgPolicyImpl& reference = estimator_ == Estimator::Svrpg ? *snapshot_ : *previous_;
+    const auto w = importance_weights(batch_log_probs(reference, batch), batch_log_probs(*policy_, batch), batch.mask,
+                                      cfg_.iw_clip);
+    const double steps = batch.mask.sum().item<double>();
+    iw_mean = (w.sum() / steps).item<double>();
+    iw_max = w.max().item<double>();
+    const torch::Tensor correction = gpomdp_gradient(reference, batch, cfg_.gamma, baseline_, w);
+    if (estimator_ == Estimator::StormPg) g_ = storm_update(fresh, correction, g_, cfg_.alpha);
+    else if (estimator_ == Estimator::SrvrPg) g_ = sarah_update(fresh, correction, g_);
+    else g_ = svrg_update(fresh, correction, mu_);
+  }
+  if (estimator_ == Estimator::StormPg || estimator_ == Estimator::SrvrPg)
+    set_flat_parameters(*previous_, flat_parameters(*policy_));
+  const double lr =
+      cfg_.learning_rate * std::pow(cfg_.lr_decay, static_cast<double>(iteration_ / cfg_.lr_decay_every));
+  adam_step(g_);
+  ++iteration_;
+  trajectories_ += batch.size();
+  num_timesteps_ += batch.steps();
+  double mean_return = 0;
+  for (double r : batch.returns) mean_return += r;
+  mean_return /= static_cast<double>(batch.size());
+  const double norm = g_.norm().item<double>();
+  if (monitor) {
+    auto& log = monitor->logger();
+    log.record("train/iw_mean", iw_mean);
+    log.record("train/iw_max", iw_max);
+    log.record("train/grad_norm", norm);
+    log.record("train/learning_rate", lr);
+    log.record("time/trajectories", static_cast<double>(trajectories_));
+    log.record("rollout/batch_return_mean", mean_return);
+  }
+  if (!log_dir().empty()) {
+    std::filesystem::create_directories(log_dir());
+    const auto path = std::filesystem::path(log_dir()) / "curve.csv";
+    const bool fresh_file = !std::filesystem::exists(path);
+    std::ofstream out(path, std::ios::app);
+    if (fresh_file) out << "iteration,trajectories,env_steps,batch_return_mean,iw_mean,iw_max,grad_norm,learning_rate\n";
+    out << fmt::format("{},{},{},{},{},{},{},{}\n", iteration_, trajectories_, num_timesteps_, mean_return, iw_mean,
+                       iw_max, norm, lr);
+  }
+  last_batch_returns_ = batch.returns;
+  last_batch_lengths_ = batch.lengths;
+}
+
+void VrPgAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
+  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
+  configure_threads(setup_.preset.torch_threads, 1);
+  const std::int64_t target = num_timesteps_ + timesteps;
+  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
+  if (callbacks) callbacks->on_training_start(*this);
+  while (num_timesteps_ < target && (cfg_.max_trajectories == 0 || trajectories_ < cfg_.max_trajectories)) {
+    iterate(&monitor);
+    const std::vector<std::uint8_t> done(last_batch_returns_.size(), 1), cut(last_batch_returns_.size(), 0);
+    const bool go_on =
+        monitor.after_step(*this, StepEpisodes{done, cut, last_batch_returns_, last_batch_lengths_}, num_timesteps_,
+                           callbacks);
+    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+    if (!go_on) break;
+  }
+  monitor.finish(num_timesteps_);
+  if (callbacks) callbacks->on_training_end(*this);
+}
+
+CheckpointWriter VrPgAgent::checkpoint() const {
+  CheckpointWriter w = agent_checkpoint_writer(*this);
+  w.add("policy.pt", save_module(*policy_));
+  w.add("previous.pt", save_module(*previous_));
+  w.add("snapshot.pt", save_module(*snapshot_));
+  w.add("optimizer.pt", save_optimizer(*optimizer_));
+  TensorMap estimates;
+  if (g_.defined()) estimates["g"] = g_;
+  if (mu_.defined()) estimates["mu"] = mu_;
+  w.add("estimates.pt", save_tensors(estimates));
+  w.add_json("state.json", nlohmann::json{{"num_timesteps", num_timesteps_},
+                                          {"trajectories", trajectories_},
+                                          {"iteration", iteration_},
+                                          {"seeds", seeds_.state()}});
+  return w;
+}
+
+void VrPgAgent::restore(const CheckpointReader& reader) {
+  load_module(*policy_, reader, "policy.pt");
+  load_module(*previous_, reader, "previous.pt");
+  load_module(*snapshot_, reader, "snapshot.pt");
+  load_optimizer(*optimizer_, reader, "optimizer.pt");
+  load_generator_state(reader, "torch_rng");
+  auto estimates = load_tensors(reader, "estimates.pt");
+  if (estimates.count("g")) g_ = estimates.at("g");
+  if (estimates.count("mu")) mu_ = estimates.at("mu");
+  const auto state = reader.read_json("state.json");
+  num_timesteps_ = state.at("num_timesteps").get<std::int64_t>();
+  trajectories_ = state.at("trajectories").get<std::int64_t>();
+  iteration_ = state.at("iteration").get<std::int64_t>();
+  seeds_.set_state(state.at("seeds").get<std::string>());
+}
+
+void register_vr_pg() {
+  const std::vector<std::pair<Estimator, const char*>> all = {
+      {Estimator::Gpomdp, "GPOMDP policy gradient (per-timestep baseline), the family's plain estimator"},
+      {Estimator::Svrpg, "SVRPG: stochastic variance-reduced policy gradient (snapshots, importance weights)"},
+      {Estimator::SrvrPg, "SRVR-PG: SARAH-type recursive variance-reduced policy gradient with restarts"},
+      {Estimator::StormPg, "STORM-PG: recursive momentum estimator, one large batch then mini-batches"}};
+  for (const auto& [e, description] : all) {
+    const Estimator est = e;
+    register_algorithm(estimator_name(est),
+                       AlgorithmEntry{[est](const AgentSetup& s) -> std::unique_ptr<Agent> {
+                                        return std::make_unique<VrPgAgent>(s, est);
+                                      },
+                                      [est](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
+                                        auto agent = std::make_unique<VrPgAgent>(s, est);
+                                        agent->restore(r);
+                                        return agent;
+                                      },
+                                      [] { return describe_config<VrPgConfig>(); }, description});
+  }
+}
+
+}  // namespace rlzoo::pg
