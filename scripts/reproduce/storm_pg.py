@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""STORM-PG, SVRPG, SRVR-PG and GPOMDP at equal trajectory budgets, as the STORM-PG paper compares
+them (x: trajectories sampled; y: average return of each iteration's batch; mean and 95%
+confidence band over seeds).
+
+Tuning, as the paper did, on 3 seeds per setting, scored by the area under the learning curve
+(the mean batch return over the whole budget):
+  * SVRPG: mini-batch B in {5, 10, 20} and Adam step in {0.003, 0.01, 0.03}; its best B is then
+    used by every algorithm (the paper fixes B to SVRPG's best);
+  * GPOMDP and SRVR-PG: the Adam step in {0.003, 0.01, 0.03};
+  * STORM-PG: step {0.003, 0.01, 0.03} x alpha {0.5, 0.8, 0.95} x S0 {25, 50, 100}.
+The chosen values and every sweep score go to <out>/tuned.json; the final runs use them with
+--seeds seeds (10 by default). Each run is `rlzoo train` in its own directory (resumable: a run
+with final/ is kept, one without is resumed). Standard library only (the PNG is written by hand).
+"""
+import argparse
+import itertools
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ALGOS = ["storm_pg", "svrpg", "srvrpg", "gpomdp"]
+ENVS = {"CartPole-v1": {"budget": 3000, "max": 100.0}, "MountainCarContinuous-v0": {"budget": 2000, "max": None}}
+LRS = [0.003, 0.01, 0.03]
+GRID = 50  # trajectories between curve points
+
+
+def run(args, tag, algo, env, seed, sets):
+    d = Path(args.out) / tag / algo / env / f"seed_{seed}"
+    if (d / "final").exists():
+        return d
+    exe = args.rlzoo
+    if (d / "preset.yaml").exists():
+        cmd = [exe, "train", "--resume", str(d), "-q"]
+    else:
+        d.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [exe, "train", "--preset", str(ROOT / "configs" / algo / f"{env}.yaml"), "--run-dir", str(d), "-q",
+               "--seed", str(seed), "--set", f"hyperparams.max_trajectories={ENVS[env]['budget']}"]
+        for k, v in sets.items():
+            cmd += ["--set", f"hyperparams.{k}={v}"]
+    subprocess.run(["nice", "-n", str(args.nice)] + cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    return d
+
+
+def curve(d, budget):
+    """Batch-mean return on a grid of trajectory counts (the last iteration at or before each point)."""
+    rows = {}
+    with open(d / "logs" / "curve.csv") as f:
+        next(f)
+        for line in f:
+            it, traj, _steps, ret = line.split(",")[:4]
+            rows[int(it)] = (int(traj), float(ret))  # a resumed run may repeat iterations: keep the last
+    pts = sorted(rows.values())
+    out, j, last = [], 0, pts[0][1]
+    for x in range(GRID, budget + 1, GRID):
+        while j < len(pts) and pts[j][0] <= x:
+            last = pts[j][1]
+            j += 1
+        out.append(last)
+    return out
+
+
+def score(curves):
+    return sum(sum(c) / len(c) for c in curves) / len(curves)
+
+
+def pmap(args, jobs):
+    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        return list(ex.map(lambda j: run(args, *j), jobs))
+
+
+def sweep(args, env):
+    budget = ENVS[env]["budget"]
+    seeds = range(100, 103)
+    results = {}
+
+    def evaluate(algo, sets):
+        tag = "sweep/" + "_".join(f"{k}{v}" for k, v in sorted(sets.items()))
+        dirs = pmap(args, [(tag, algo, env, s, sets) for s in seeds])
+        sc = score([curve(d, budget) for d in dirs])
+        results.setdefault(algo, []).append({"settings": sets, "score": sc})
+        print(f"[storm_pg] sweep {env} {algo} {sets}: {sc:.2f}", flush=True)
+        return sc
+
+    best = {}
+    b_scores = {(b, lr): evaluate("svrpg", {"batch_size": b, "learning_rate": lr}) for b in (5, 10, 20) for lr in LRS}
+    b, lr = max(b_scores, key=b_scores.get)
+    best["svrpg"] = {"batch_size": b, "learning_rate": lr}
+    for algo in ("gpomdp", "srvrpg"):
+        s = {lr: evaluate(algo, {"batch_size": b, "learning_rate": lr}) for lr in LRS}
+        best[algo] = {"batch_size": b, "learning_rate": max(s, key=s.get)}
+    grid = list(itertools.product(LRS, (0.5, 0.8, 0.95), (25, 50, 100)))
+    s = {g: evaluate("storm_pg", {"batch_size": b, "learning_rate": g[0], "alpha": g[1], "initial_batch": g[2]})
+         for g in grid}
+    lr, alpha, s0 = max(s, key=s.get)
+    best["storm_pg"] = {"batch_size": b, "learning_rate": lr, "alpha": alpha, "initial_batch": s0}
+    return best, results
+
+
+def mean_ci(curves):
+    n = len(curves)
+    m = [sum(c[i] for c in curves) / n for i in range(len(curves[0]))]
+    if n < 2:
+        return m, [0.0] * len(m)
+    sd = [math.sqrt(sum((c[i] - m[i]) ** 2 for c in curves) / (n - 1)) for i in range(len(m))]
+    return m, [1.96 * s / math.sqrt(n) for s in sd]
+
+
+# ---- a small PNG plotter (RGB, lines and translucent bands) ----
+COLORS = {"storm_pg": (214, 39, 40), "svrpg": (31, 119, 180), "srvrpg": (44, 160, 44), "gpomdp": (255, 127, 14)}
+
+
+def write_png(path, w, h, px):
+    raw = b"".join(b"\x00" + bytes(px[y * w * 3:(y + 1) * w * 3]) for y in range(h))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    Path(path).write_bytes(png)
+
+
+def plot(path, panels):
+    pw, ph, pad = 480, 320, 40
+    w, h = pw * len(panels), ph
+    px = bytearray([255] * (w * h * 3))
+
+    def blend(x, y, c, a):
+        if 0 <= x < w and 0 <= y < h:
+            i = (y * w + x) * 3
+            for k in range(3):
+                px[i + k] = int(px[i + k] * (1 - a) + c[k] * a)
+
+    for p, (env, series) in enumerate(panels.items()):
+        x0 = p * pw
+        allv = [v for m, ci, _ in series.values() for v in (m + [a + b for a, b in zip(m, ci)] + [a - b for a, b in zip(m, ci)])]
+        lo, hi = min(allv), max(allv)
+        hi = hi if hi > lo else lo + 1
+        n = max(len(m) for m, _, _ in series.values())
+        sx = lambda i: x0 + pad + int((pw - pad - 10) * (i + 1) / n)
+        sy = lambda v: 10 + int((ph - pad - 10) * (1 - (v - lo) / (hi - lo)))
+        for x in range(x0 + pad, x0 + pw - 10):  # frame
+            blend(x, 10, (0, 0, 0), 1)
+            blend(x, ph - pad, (0, 0, 0), 1)
+        for y in range(10, ph - pad):
+            blend(x0 + pad, y, (0, 0, 0), 1)
+            blend(x0 + pw - 10, y, (0, 0, 0), 1)
+        for algo, (m, ci, _) in series.items():
+            c = COLORS[algo]
+            prev = None
+            for i in range(len(m) - 1):
+                for x in range(sx(i), sx(i + 1)):
+                    t = (x - sx(i)) / max(1, sx(i + 1) - sx(i))
+                    mv = m[i] + t * (m[i + 1] - m[i])
+                    cv = ci[i] + t * (ci[i + 1] - ci[i])
+                    for y in range(sy(mv + cv), sy(mv - cv) + 1):
+                        blend(x, y, c, 0.12)
+                    y = sy(mv)
+                    for yy in range(min(y, prev if prev is not None else y), max(y, prev if prev is not None else y) + 1):
+                        blend(x, yy, c, 1)
+                        blend(x, yy + 1, c, 1)
+                    prev = y
+    write_png(path, w, h, px)
+
+
+def report(args, tuned):
+    out = Path(args.out)
+    lines = ["# STORM-PG and its comparison family at equal trajectory budgets", "",
+             f"{args.seeds} seeds per algorithm; x = trajectories sampled, y = mean return of each iteration's batch "
+             f"(the paper's protocol); settings tuned by the sweep (tuned.json). Made by scripts/reproduce/storm_pg.sh.",
+             ""]
+    panels = {}
+    for env in args.envs:
+        budget = ENVS[env]["budget"]
+        series = {}
+        for algo in ALGOS:
+            dirs = [Path(args.out) / "final" / algo / env / f"seed_{s}" for s in range(args.seeds)]
+            dirs = [d for d in dirs if (d / "logs" / "curve.csv").exists()]
+            if not dirs:
+                continue
+            m, ci = mean_ci([curve(d, budget) for d in dirs])
+            series[algo] = (m, ci, len(dirs))
+        panels[env] = series
+        target = ENVS[env]["max"]
+        lines += [f"## {env} (budget {budget} trajectories; settings: "
+                  + "; ".join(f"{a} {tuned.get(env, {}).get(a, {})}" for a in ALGOS) + ")", "",
+                  "| algorithm | seeds | return at 500 | at 1000 | at 1500 | final | trajectories to reach 95% of the max (mean curve) |",
+                  "|---|---|---|---|---|---|---|"]
+        for algo, (m, ci, n) in series.items():
+            at = lambda t: f"{m[t // GRID - 1]:.1f} ± {ci[t // GRID - 1]:.1f}" if t // GRID - 1 < len(m) else "—"
+            reach = "—"
+            goal = 0.95 * target if target else 0.95 * max(max(s[0]) for s in series.values())
+            for i, v in enumerate(m):
+                if v >= goal:
+                    reach = str((i + 1) * GRID)
+                    break
+            lines.append(f"| {algo} | {n} | {at(500)} | {at(1000)} | {at(1500)} | {m[-1]:.1f} ± {ci[-1]:.1f} | {reach} |")
+        lines.append("")
+    lines += ["![return against trajectories](storm_pg.png)", "",
+              "Colours: STORM-PG red, SVRPG blue, SRVR-PG green, GPOMDP orange; bands are 95% intervals.", ""]
+    (out / "storm_pg.md").write_text("\n".join(lines))
+    plot(out / "storm_pg.png", panels)
+    print(f"[storm_pg] report: {out / 'storm_pg.md'} and {out / 'storm_pg.png'}", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--envs", nargs="+", default=list(ENVS))
+    p.add_argument("--seeds", type=int, default=10)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--nice", type=int, default=0)
+    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "storm_pg"))
+    p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
+    p.add_argument("--report-only", action="store_true")
+    p.add_argument("--budget", type=int, default=0, help="trajectories per run for every env (quick checks)")
+    args = p.parse_args()
+    if args.budget:
+        for e in ENVS.values():
+            e["budget"] = args.budget
+    if not Path(args.rlzoo).exists():
+        sys.exit(f"storm_pg: {args.rlzoo} not found; build first (scripts/setup)")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tuned_file = out / "tuned.json"
+    tuned = json.loads(tuned_file.read_text()) if tuned_file.exists() else {}
+    if not args.report_only:
+        for env in args.envs:
+            if env not in tuned:
+                best, results = sweep(args, env)
+                tuned[env] = best
+                sweeps = json.loads((out / "sweep_scores.json").read_text()) if (out / "sweep_scores.json").exists() else {}
+                sweeps[env] = results
+                (out / "sweep_scores.json").write_text(json.dumps(sweeps, indent=1))
+                tuned_file.write_text(json.dumps(tuned, indent=1))
+            pmap(args, [("final", algo, env, s, tuned[env][algo]) for algo in ALGOS for s in range(args.seeds)])
+    report(args, tuned)
+
+
+if __name__ == "__main__":
+    main()
