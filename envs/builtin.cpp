@@ -4,6 +4,7 @@
 
 #include "envs/classic_control/register.h"
 #include "envs/doudizhu/doudizhu_env.h"
+#include "envs/gridworld/grid_world.h"
 #ifdef RLZOO_WITH_MUJOCO
 #include "envs/mujoco/register.h"
 #endif
@@ -15,6 +16,7 @@ void register_builtin_envs() {
   std::call_once(once, [] {
     register_classic_control_envs();
     doudizhu::register_doudizhu_envs();
+    register_gridworld_envs();
 #ifdef RLZOO_WITH_MUJOCO
     register_mujoco_envs();
 #endif
