@@ -4,7 +4,7 @@
 //   rlzoo train --preset configs/ppo/CartPole-v1.yaml [--set k=v ...]
 //   rlzoo train --resume D
 //   rlzoo eval D [--episodes 20] [--stochastic]
-//   rlzoo enjoy D [--episodes 5] [--record FRAMES_DIR [--size 640 480]]
+//   rlzoo enjoy D [--episodes 5] [--record FRAMES_DIR [--size 640 480]] [--render]
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -162,11 +162,23 @@ Agent::EvalObserver frame_recorder(const std::string& record_dir, int width, int
 #endif
 }
 
+// Prints every step of the episodes as text (envs that draw themselves as text: grid worlds).
+Agent::EvalObserver text_renderer() {
+  return [](const Env& env, int episode, std::int64_t step) {
+    const auto* t = dynamic_cast<const TextRender*>(&env);
+    if (!t) throw UserError(fmt::format("--render: {} cannot draw itself as text (grid worlds can)", env.id()));
+    fmt::print("episode {} step {}:\n{}\n", episode + 1, step, t->render_text());
+  };
+}
+
 void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode,
-              const std::string& record_dir = "", int width = 640, int height = 480) {
+              const std::string& record_dir = "", int width = 640, int height = 480, bool render = false) {
+  if (render && !record_dir.empty()) throw UserError("give either --render or --record, not both");
   auto agent = load_agent(dir);
   agent->set_progress_bar(false);
-  const Agent::EvalObserver observer = record_dir.empty() ? Agent::EvalObserver{} : frame_recorder(record_dir, width, height);
+  const Agent::EvalObserver observer = render                ? text_renderer()
+                                       : record_dir.empty() ? Agent::EvalObserver{}
+                                                            : frame_recorder(record_dir, width, height);
   const EvalResult r = agent->evaluate(episodes, !stochastic, 1'000'000, observer);
   if (per_episode)
     for (std::size_t i = 0; i < r.returns.size(); ++i)
@@ -209,7 +221,9 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   auto size = std::make_shared<std::vector<int>>(std::vector<int>{640, 480});
   enjoy->add_option("--record", *record, "Write every frame as PNG into this directory (MuJoCo envs, offscreen)");
   enjoy->add_option("--size", *size, "Frame width and height for --record")->expected(2)->check(CLI::PositiveNumber);
-  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1]); });
+  auto render = std::make_shared<bool>(false);
+  enjoy->add_flag("--render", *render, "Print every step as text (grid worlds)");
+  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1], *render); });
 }
 
 }  // namespace rlzoo::cli

@@ -191,4 +191,11 @@ class StateAccess {
   virtual void set_state(std::span<const double> state, Bytes obs) = 0;
 };
 
+// An env that can draw its current state as text (grid worlds): `rlzoo enjoy --render`.
+class TextRender {
+ public:
+  virtual ~TextRender() = default;
+  virtual std::string render_text() const = 0;
+};
+
 }  // namespace rlzoo

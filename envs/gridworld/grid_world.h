@@ -38,7 +38,7 @@ struct GridWorldConfig {
   static void describe(Fields<GridWorldConfig>& f);
 };
 
-class GridWorldEnv final : public Env, public StateAccess {
+class GridWorldEnv final : public Env, public StateAccess, public TextRender {
  public:
   GridWorldEnv(std::string id, GridWorldConfig config);
 
@@ -51,7 +51,7 @@ class GridWorldEnv final : public Env, public StateAccess {
   // goal_reward + step_reward x steps. Throws UserError when no goal is reachable.
   double optimal_return() const;
   // The map with the agent drawn as 'A'.
-  std::string render_text() const;
+  std::string render_text() const override;
 
   std::vector<double> get_state() const override;
   void set_state(std::span<const double> state, Bytes obs) override;
