@@ -5,6 +5,7 @@
 #include "envs/classic_control/register.h"
 #include "envs/doudizhu/doudizhu_env.h"
 #include "envs/gridworld/grid_world.h"
+#include "envs/gridworld/secbad_grid.h"
 #ifdef RLZOO_WITH_MUJOCO
 #include "envs/mujoco/register.h"
 #endif
@@ -17,6 +18,7 @@ void register_builtin_envs() {
     register_classic_control_envs();
     doudizhu::register_doudizhu_envs();
     register_gridworld_envs();
+    register_secbad_grid();
 #ifdef RLZOO_WITH_MUJOCO
     register_mujoco_envs();
 #endif
