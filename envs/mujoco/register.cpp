@@ -5,6 +5,7 @@
 #include "envs/mujoco/generic_mjcf.h"
 #include "envs/mujoco/humanoid.h"
 #include "envs/mujoco/inverted_pendulums.h"
+#include "envs/mujoco/piecewise_tasks.h"
 #include "envs/mujoco/planar_runners.h"
 #include "envs/mujoco/reacher.h"
 
@@ -68,6 +69,7 @@ void register_mujoco_envs() {
   register_env(ReacherEnv::kId,
                entry<ReacherConfig>([](ReacherConfig c) { return std::make_unique<ReacherEnv>(std::move(c)); }, 50, -3.75,
                                     "MuJoCo: reach a random target with a two-joint arm"));
+  register_piecewise_mujoco_tasks();
 }
 
 }  // namespace rlzoo

@@ -1,0 +1,91 @@
+// SeCBAD's MuJoCo tasks with piecewise-stable contexts: rewards against hand computations from
+// the velocities, context changes inside an episode, conformance.
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/env/conformance.h"
+#include "core/registry/env_registry.h"
+#include "core/wrappers/piecewise_context.h"
+#include "envs/builtin.h"
+#include "envs/mujoco/piecewise_tasks.h"
+
+namespace rlzoo {
+namespace {
+
+using Task = PiecewiseTaskEnv::Task;
+
+TEST(PiecewiseMujoco, CheetahRewardsFollowTheContext) {
+  for (Task t : {Task::CheetahDirection, Task::CheetahVelocity}) {
+    PiecewiseTaskEnv env(t);
+    std::vector<double> obs(17);
+    auto o = std::as_writable_bytes(std::span(obs));
+    env.reset(3, o);
+    const std::vector<float> a{0.5f, -0.2f, 0.1f, 0.3f, -0.4f, 0.2f};
+    double sq = 0;
+    for (float x : a) sq += static_cast<double>(x) * x;
+    for (double c : {1.0, -1.0}) {
+      const std::vector<double> ctx{t == Task::CheetahDirection ? c : 1.5 + c};
+      env.set_context(ctx);
+      const auto r = env.step(std::span<const float>(a), o);
+      const double vx = *env.info().scalar("x_velocity");
+      const double expected = t == Task::CheetahDirection ? ctx[0] * vx : -std::abs(vx - ctx[0]);
+      EXPECT_NEAR(r.reward, expected - 0.1 * sq, 1e-12);
+      EXPECT_FALSE(r.done());
+    }
+  }
+  PiecewiseTaskEnv dir(Task::CheetahDirection);
+  const std::vector<double> bad{0.5};
+  EXPECT_THROW(dir.set_context(bad), UserError);
+}
+
+TEST(PiecewiseMujoco, AntRewardIsVelocityAlongTheHeadingMinusCosts) {
+  PiecewiseTaskEnv env(Task::AntDirection);
+  std::vector<double> obs(27);
+  auto o = std::as_writable_bytes(std::span(obs));
+  env.reset(1, o);
+  const std::vector<float> a{0.3f, -0.3f, 0.2f, 0.1f, -0.5f, 0.4f, 0.0f, 0.2f};
+  const std::vector<double> heading{0.7};
+  env.set_context(heading);
+  for (int t = 0; t < 5; ++t) {
+    const auto r = env.step(std::span<const float>(a), o);
+    const double along = *env.info().scalar("velocity_along"), across = *env.info().scalar("velocity_across");
+    double sq = 0, contact = 0;
+    for (float x : a) sq += static_cast<double>(x) * x;
+    for (int i = 0; i < 6 * env.model()->nbody; ++i) {
+      const double f = std::clamp(env.data()->cfrc_ext[i], -1.0, 1.0);
+      contact += f * f;
+    }
+    EXPECT_NEAR(r.reward, along - 0.05 * sq - 5e-4 * contact - 0.5 * across, 1e-12);
+    EXPECT_GE(across, 0.0);
+  }
+}
+
+TEST(PiecewiseMujoco, ContextsChangeWithinAnEpisodeAndConform) {
+  register_builtin_envs();
+  for (const char* id : {"HalfCheetahDirPiecewise-v0", "HalfCheetahVelPiecewise-v0", "AntDirPiecewise-v0"}) {
+    SCOPED_TRACE(id);
+    auto env = make_env(id);
+    EXPECT_EQ(env->max_episode_steps(), 200);
+    std::vector<double> obs(static_cast<std::size_t>(env->observation_space().numel()));
+    auto o = std::as_writable_bytes(std::span(obs));
+    env->reset(7, o);
+    std::vector<float> a(static_cast<std::size_t>(env->action_space().numel()), 0.0f);
+    int changes = 0;
+    for (int t = 0; t < 199; ++t) {
+      env->step(std::span<const float>(a), o);
+      changes += env->info().scalar("segment_change") == 1.0;
+    }
+    EXPECT_GE(changes, 1);  // segments of ~80 steps: at least one change in 200
+    ConformanceOptions opt;
+    opt.episodes_per_seed = 1;
+    const auto report = check_env_conformance([id] { return make_env(id); }, opt);
+    EXPECT_TRUE(report.ok()) << report.summary();
+  }
+}
+
+}  // namespace
+}  // namespace rlzoo
