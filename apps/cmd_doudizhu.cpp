@@ -11,6 +11,7 @@
 #include "algorithms/dmc/dmc.h"
 #include "apps/commands.h"
 #include "apps/doudizhu_agents.h"
+#include "apps/json_lines.h"
 #include "core/common/error.h"
 #include "envs/doudizhu/evaluation.h"
 #include "envs/doudizhu/legal_moves.h"
@@ -24,26 +25,6 @@ namespace {
 
 using namespace doudizhu;
 
-// Calls f(json, line_number) for each non-empty stdin line; bad JSON names the line.
-template <class F>
-void for_each_json_line(F&& f) {
-  std::string line;
-  for (int number = 1; std::getline(std::cin, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw UserError(fmt::format("stdin line {}: not JSON ({})", number, e.what()));
-    }
-    try {
-      f(j);
-    } catch (const UserError& e) {
-      throw UserError(fmt::format("stdin line {}: {}", number, e.what()));
-    }
-  }
-}
-
 const nlohmann::json& require(const nlohmann::json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) throw UserError(fmt::format("missing \"{}\"", key));
   return j.at(key);
@@ -56,7 +37,7 @@ nlohmann::json moves_json(const std::vector<CardCounts>& moves) {
 }
 
 void legal_moves_command() {
-  for_each_json_line([](const nlohmann::json& j) {
+  for_each_json_line(std::cin, [](const nlohmann::json& j) {
     const auto hand = cards_from_json(require(j, "hand"), "hand");
     const auto rival = cards_from_json(require(j, "rival_move"), "rival_move");
     if (!CardCounts::full_deck().contains(hand + rival))
@@ -70,7 +51,7 @@ void q_values_command(const std::string& dir) {
   dmc::load_douzero_folder(nets, dir);
   torch::InferenceMode inference;
   dmc::DecisionBatch batch;
-  for_each_json_line([&](const nlohmann::json& j) {
+  for_each_json_line(std::cin, [&](const nlohmann::json& j) {
     Game g = replay({deal_from_json(require(j, "deal")), moves_from_json(require(j, "history"), "history")});
     if (g.over()) throw UserError("the game is already over after this history");
     const Seat position = seat_from_name(require(j, "position").get<std::string>());

@@ -1,5 +1,7 @@
 #include "apps/replay.h"
 
+#include "apps/json_lines.h"
+
 #include <fmt/format.h>
 #include <iostream>
 #include <string>
@@ -91,23 +93,7 @@ nlohmann::json replay_case(const nlohmann::json& input) {
 }
 
 void replay_stream(std::istream& in, std::ostream& out) {
-  std::string line;
-  std::size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json input;
-    try {
-      input = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw UserError(fmt::format("stdin line {}: invalid JSON: {}", line_no, e.what()));
-    }
-    try {
-      out << replay_case(input).dump() << '\n';
-    } catch (const UserError& e) {
-      throw UserError(fmt::format("stdin line {}: {}", line_no, e.what()));
-    }
-  }
+  for_each_json_line(in, [&](const nlohmann::json& input) { out << replay_case(input).dump() << '\n'; });
   out.flush();
 }
 
