@@ -5,10 +5,10 @@ confidence band over seeds).
 
 Tuning, as the paper did, on 3 seeds per setting, scored by the area under the learning curve
 (the mean batch return over the whole budget):
-  * SVRPG: mini-batch B in {5, 10, 20} and Adam step in {0.003, 0.01, 0.03}; its best B is then
-    used by every algorithm (the paper fixes B to SVRPG's best);
-  * GPOMDP and SRVR-PG: the Adam step in {0.003, 0.01, 0.03};
-  * STORM-PG: step {0.003, 0.01, 0.03} x alpha {0.5, 0.8, 0.95} x S0 {25, 50, 100}.
+  * SVRPG: mini-batch B in {5, 10, 20} and Adam step in {0.003, 0.01, 0.03, 0.1}; its best B is
+    then used by every algorithm (the paper fixes B to SVRPG's best);
+  * GPOMDP and SRVR-PG: the Adam step in {0.003, 0.01, 0.03, 0.1};
+  * STORM-PG: step {0.003, 0.01, 0.03, 0.1} x alpha {0.5, 0.8, 0.95} x S0 {25, 50, 100}.
 The chosen values and every sweep score go to <out>/tuned.json; the final runs use them with
 --seeds seeds (10 by default). Each run is `rlzoo train` in its own directory (resumable: a run
 with final/ is kept, one without is resumed). Standard library only (the PNG is written by hand).
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ALGOS = ["storm_pg", "svrpg", "srvrpg", "gpomdp"]
 ENVS = {"CartPole-v1": {"budget": 3000, "max": 100.0}, "MountainCarContinuous-v0": {"budget": 2000, "max": None}}
-LRS = [0.003, 0.01, 0.03]
+LRS = [0.003, 0.01, 0.03, 0.1]
 GRID = 50  # trajectories between curve points
 
 
@@ -45,6 +45,8 @@ def run(args, tag, algo, env, seed, sets):
                "--seed", str(seed), "--set", f"hyperparams.max_trajectories={ENVS[env]['budget']}"]
         for k, v in sets.items():
             cmd += ["--set", f"hyperparams.{k}={v}"]
+        if args.horizon:
+            cmd += ["--set", f"hyperparams.horizon={args.horizon}"]
     subprocess.run(["nice", "-n", str(args.nice)] + cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     return d
@@ -219,7 +221,11 @@ def main():
     p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--budget", type=int, default=0, help="trajectories per run for every env (quick checks)")
+    p.add_argument("--horizon", type=int, default=0,
+                   help="steps per trajectory for every run (0: the presets' 100); CartPole's maximum is the horizon")
     args = p.parse_args()
+    if args.horizon:
+        ENVS["CartPole-v1"]["max"] = float(args.horizon)
     if args.budget:
         for e in ENVS.values():
             e["budget"] = args.budget
