@@ -65,7 +65,7 @@ torch::Tensor VrPgAgent::act(const std::vector<torch::Tensor>& obs, const ActOpt
   return torch::max(torch::min(a, high), low);
 }
 
-void VrPgAgent::adam_step(const torch::Tensor& g) {
+double VrPgAgent::adam_step(const torch::Tensor& g) {
   const double lr =
       cfg_.learning_rate * std::pow(cfg_.lr_decay, static_cast<double>(iteration_ / cfg_.lr_decay_every));
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
@@ -76,6 +76,7 @@ void VrPgAgent::adam_step(const torch::Tensor& g) {
     offset += p.numel();
   }
   optimizer_->step();
+  return lr;
 }
 
 void VrPgAgent::iterate(TrainingMonitor* monitor) {
@@ -107,9 +108,7 @@ void VrPgAgent::iterate(TrainingMonitor* monitor) {
   }
   if (estimator_ == Estimator::StormPg || estimator_ == Estimator::SrvrPg)
     set_flat_parameters(*previous_, flat_parameters(*policy_));
-  const double lr =
-      cfg_.learning_rate * std::pow(cfg_.lr_decay, static_cast<double>(iteration_ / cfg_.lr_decay_every));
-  adam_step(g_);
+  const double lr = adam_step(g_);
   ++iteration_;
   trajectories_ += batch.size();
   num_timesteps_ += batch.steps();

@@ -55,7 +55,8 @@ class VrPgAgent : public Agent {
 
  private:
   std::int64_t horizon() const;
-  void adam_step(const torch::Tensor& g);
+  // Gives Adam -g at this iteration's decayed learning rate; returns that rate.
+  double adam_step(const torch::Tensor& g);
 
   AgentSetup setup_;
   Estimator estimator_;

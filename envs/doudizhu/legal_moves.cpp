@@ -99,8 +99,7 @@ class Generator {
       for_each_rank(starts, [&](int s) {
         body_ = body(s, l, 3);
         body_lo_ = s, body_hi_ = s + l - 1, above_ = above_rank, leading_ = leading;
-        wing_ranks_ = at_least_[1] & ~(((2u << body_hi_) - 1) & ~((1u << s) - 1));
-        wings(wing_ranks_, l, CardCounts{});
+        wings(at_least_[1] & ~(((2u << body_hi_) - 1) & ~((1u << s) - 1)), l, CardCounts{});
       });
       starts &= trios >> l;
     }
@@ -174,7 +173,6 @@ class Generator {
   std::vector<CardCounts>& out_;
   std::array<RankMask, 5> at_least_{};  // at_least_[w]: ranks with >= w cards (w = 1..4)
   CardCounts body_;
-  RankMask wing_ranks_ = 0;
   int body_lo_ = 0, body_hi_ = 0, above_ = -1;
   bool leading_ = false;
 };
