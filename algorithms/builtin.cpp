@@ -5,6 +5,7 @@
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"
+#include "algorithms/secbad/secbad_agent.h"
 #include "algorithms/storm_pg/vr_pg.h"
 
 namespace rlzoo {
@@ -16,6 +17,7 @@ void register_builtin_algorithms() {
     register_dqn();
     dmc::register_dmc();
     pg::register_vr_pg();
+    secbad::register_secbad();
   });
 }
 

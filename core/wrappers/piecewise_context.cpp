@@ -29,23 +29,9 @@ std::int64_t SegmentConfig::sample(Rng& rng) const {
   return static_cast<std::int64_t>(std::floor(std::max(mean + std * rng.normal(), static_cast<double>(min))));
 }
 
-namespace {
-
-ContextualEnv* find_contextual(Env& env) {
-  Env* e = &env;
-  for (;;) {
-    if (auto* c = dynamic_cast<ContextualEnv*>(e)) return c;
-    auto* w = dynamic_cast<Wrapper*>(e);
-    if (!w) return nullptr;
-    e = &w->inner();
-  }
-}
-
-}  // namespace
-
 PiecewiseContext::PiecewiseContext(std::unique_ptr<Env> env, SegmentConfig segments)
     : Wrapper(std::move(env)), segments_(std::move(segments)) {
-  contextual_ = find_contextual(inner());
+  contextual_ = find_in_chain<ContextualEnv>(inner());
   if (!contextual_)
     throw UserError(fmt::format("piecewise contexts: {} has no context to change (it is not a ContextualEnv)", id()));
 }

@@ -40,4 +40,15 @@ class Wrapper : public Env {
   std::unique_ptr<Env> inner_;
 };
 
+// The outermost env of type T in the chain env, env.inner(), ... (itself included), or null.
+template <class T>
+T* find_in_chain(Env& env) {
+  for (Env* e = &env;;) {
+    if (auto* t = dynamic_cast<T*>(e)) return t;
+    auto* w = dynamic_cast<Wrapper*>(e);
+    if (!w) return nullptr;
+    e = &w->inner();
+  }
+}
+
 }  // namespace rlzoo

@@ -8,8 +8,11 @@ Tuning, as the paper did, on 3 seeds per setting, scored by the area under the l
   * SVRPG: mini-batch B in {5, 10, 20} and Adam step in {0.003, 0.01, 0.03, 0.1}; its best B is
     then used by every algorithm (the paper fixes B to SVRPG's best);
   * GPOMDP and SRVR-PG: the Adam step in {0.003, 0.01, 0.03, 0.1};
-  * STORM-PG: step {0.003, 0.01, 0.03, 0.1} x alpha {0.5, 0.8, 0.95} x S0 {25, 50, 100}.
-The chosen values and every sweep score go to <out>/tuned.json; the final runs use them with
+  * STORM-PG: step {0.003, 0.01, 0.03, 0.1} x alpha {0.5, 0.8, 0.95} x S0 {10, 25, 50, 100}.
+The chosen values go to <out>/tuned.json and every sweep score to <out>/sweep_scores.json (the
+report lists STORM-PG's best score for each value of each of its hyper-parameters). A sweep runs
+again when tuned.json lacks an env or was made with another grid; final runs of an algorithm whose
+chosen settings changed are redone. The final runs use the chosen settings with
 --seeds seeds (10 by default). Each run is `rlzoo train` in its own directory (resumable: a run
 with final/ is kept, one without is resumed). Standard library only (the PNG is written by hand).
 """
@@ -18,6 +21,7 @@ import itertools
 import json
 import math
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -29,6 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ALGOS = ["storm_pg", "svrpg", "srvrpg", "gpomdp"]
 ENVS = {"CartPole-v1": {"budget": 3000, "max": 100.0}, "MountainCarContinuous-v0": {"budget": 2000, "max": None}}
 LRS = [0.003, 0.01, 0.03, 0.1]
+ALPHAS = [0.5, 0.8, 0.95]
+S0S = [10, 25, 50, 100]
+SWEEP_GRID = {"lr": LRS, "alpha": ALPHAS, "s0": S0S, "svrpg_batch": [5, 10, 20]}
 GRID = 50  # trajectories between curve points
 
 
@@ -93,13 +100,13 @@ def sweep(args, env):
         return sc
 
     best = {}
-    b_scores = {(b, lr): evaluate("svrpg", {"batch_size": b, "learning_rate": lr}) for b in (5, 10, 20) for lr in LRS}
+    b_scores = {(b, lr): evaluate("svrpg", {"batch_size": b, "learning_rate": lr}) for b in SWEEP_GRID["svrpg_batch"] for lr in LRS}
     b, lr = max(b_scores, key=b_scores.get)
     best["svrpg"] = {"batch_size": b, "learning_rate": lr}
     for algo in ("gpomdp", "srvrpg"):
         s = {lr: evaluate(algo, {"batch_size": b, "learning_rate": lr}) for lr in LRS}
         best[algo] = {"batch_size": b, "learning_rate": max(s, key=s.get)}
-    grid = list(itertools.product(LRS, (0.5, 0.8, 0.95), (25, 50, 100)))
+    grid = list(itertools.product(LRS, ALPHAS, S0S))
     s = {g: evaluate("storm_pg", {"batch_size": b, "learning_rate": g[0], "alpha": g[1], "initial_batch": g[2]})
          for g in grid}
     lr, alpha, s0 = max(s, key=s.get)
@@ -171,6 +178,20 @@ def plot(path, panels):
     write_png(path, w, h, px)
 
 
+def sensitivity(out, env):
+    """STORM-PG's sweep: the best score (area under the curve, 3 seeds) for each value of each hyper-parameter."""
+    f = out / "sweep_scores.json"
+    rows = json.loads(f.read_text()).get(env, {}).get("storm_pg", []) if f.exists() else []
+    if not rows:
+        return []
+    lines = [f"STORM-PG sweep on {env} ({len(rows)} settings x 3 seeds; best mean return over the budget for each value):", ""]
+    for key, name in (("learning_rate", "step"), ("alpha", "alpha"), ("initial_batch", "S0")):
+        vals = sorted({r["settings"][key] for r in rows})
+        best = {v: max(r["score"] for r in rows if r["settings"][key] == v) for v in vals}
+        lines.append(f"* {name}: " + ", ".join(f"{v}: {best[v]:.1f}" for v in vals))
+    return lines + [""]
+
+
 def report(args, tuned):
     out = Path(args.out)
     lines = ["# STORM-PG and its comparison family at equal trajectory budgets", "",
@@ -192,18 +213,25 @@ def report(args, tuned):
         target = ENVS[env]["max"]
         lines += [f"## {env} (budget {budget} trajectories; settings: "
                   + "; ".join(f"{a} {tuned.get(env, {}).get(a, {})}" for a in ALGOS) + ")", "",
-                  "| algorithm | seeds | return at 500 | at 1000 | at 1500 | final | trajectories to reach 95% of the max (mean curve) |",
+                  "| algorithm | seeds | return at 500 | at 1000 | at 1500 | final | trajectories to reach 95% of the max (mean curve) |"
+                  if target else
+                  "| algorithm | seeds | return at 500 | at 1000 | at 1500 | final | trajectories to go 95% of the way from the start to the best mean |",
                   "|---|---|---|---|---|---|---|"]
         for algo, (m, ci, n) in series.items():
             at = lambda t: f"{m[t // GRID - 1]:.1f} ± {ci[t // GRID - 1]:.1f}" if t // GRID - 1 < len(m) else "—"
             reach = "—"
-            goal = 0.95 * target if target else 0.95 * max(max(s[0]) for s in series.values())
+            if target:
+                goal = 0.95 * target
+            else:  # 95% of the way from the worst starting point to the best mean reached by any algorithm
+                lo = min(s[0][0] for s in series.values())
+                goal = lo + 0.95 * (max(max(s[0]) for s in series.values()) - lo)
             for i, v in enumerate(m):
                 if v >= goal:
                     reach = str((i + 1) * GRID)
                     break
             lines.append(f"| {algo} | {n} | {at(500)} | {at(1000)} | {at(1500)} | {m[-1]:.1f} ± {ci[-1]:.1f} | {reach} |")
         lines.append("")
+        lines += sensitivity(out, env)
     lines += ["![return against trajectories](storm_pg.png)", "",
               "Colours: STORM-PG red, SVRPG blue, SRVR-PG green, GPOMDP orange; bands are 95% intervals.", ""]
     (out / "storm_pg.md").write_text("\n".join(lines))
@@ -237,9 +265,14 @@ def main():
     tuned = json.loads(tuned_file.read_text()) if tuned_file.exists() else {}
     if not args.report_only:
         for env in args.envs:
-            if env not in tuned:
+            if env not in tuned or tuned.get("grid", {}).get(env) != SWEEP_GRID:
                 best, results = sweep(args, env)
+                for algo in ALGOS:  # a changed choice makes the old final runs stale
+                    if tuned.get(env, {}).get(algo) not in (None, best[algo]):
+                        shutil.rmtree(out / "final" / algo / env, ignore_errors=True)
+                        print(f"[storm_pg] {env} {algo}: tuned settings changed; final runs redone", flush=True)
                 tuned[env] = best
+                tuned.setdefault("grid", {})[env] = SWEEP_GRID
                 sweeps = json.loads((out / "sweep_scores.json").read_text()) if (out / "sweep_scores.json").exists() else {}
                 sweeps[env] = results
                 (out / "sweep_scores.json").write_text(json.dumps(sweeps, indent=1))

@@ -1,0 +1,57 @@
+#include "algorithms/ppo/ppo_loss.h"
+
+#include <cmath>
+
+#include "core/logging/logger.h"
+
+namespace rlzoo {
+
+PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
+                 const PpoConfig& cfg, double clip) {
+  PpoLoss out;
+  const auto log_prob = dist.log_prob(mb.actions);
+  auto adv = mb.advantages;
+  if (cfg.normalize_advantage && adv.size(0) > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
+  const auto log_ratio = log_prob - mb.old_log_probs;
+  const auto ratio = log_ratio.exp();
+  out.pg_loss = -torch::min(adv * ratio, adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean();
+  auto values_pred = values;
+  if (cfg.clip_range_vf)
+    values_pred = mb.old_values + (values - mb.old_values).clamp(-*cfg.clip_range_vf, *cfg.clip_range_vf);
+  out.value_loss = torch::mse_loss(values_pred, mb.returns);
+  out.entropy_loss = -dist.entropy().mean();
+  out.loss = out.pg_loss + cfg.ent_coef * out.entropy_loss + cfg.vf_coef * out.value_loss;
+  torch::NoGradGuard no_grad;
+  out.approx_kl = ((ratio - 1) - log_ratio).mean().item<double>();
+  out.clip_fraction = ((ratio - 1).abs() > clip).to(torch::kFloat32).mean().item<double>();
+  return out;
+}
+
+void PpoUpdateStats::add_losses(const PpoLoss& l) {
+  pg_losses.push_back(l.pg_loss.item<double>());
+  value_losses.push_back(l.value_loss.item<double>());
+  entropy_losses.push_back(l.entropy_loss.item<double>());
+  last_loss = l.loss.item<double>();
+}
+
+void PpoUpdateStats::record(Logger& log, const RolloutBuffer& buffer, double lr, double clip) const {
+  auto mean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+  };
+  const auto values = buffer.values().flatten(), returns = buffer.returns().flatten();
+  const double var_y = returns.var().item<double>();
+  const double explained = var_y == 0 ? std::nan("") : 1.0 - (returns - values).var().item<double>() / var_y;
+  log.record("train/policy_gradient_loss", mean(pg_losses));
+  log.record("train/value_loss", mean(value_losses));
+  log.record("train/entropy_loss", mean(entropy_losses));
+  log.record("train/approx_kl", mean(approx_kls));
+  log.record("train/clip_fraction", mean(clip_fractions));
+  log.record("train/loss", last_loss);
+  log.record("train/explained_variance", explained);
+  log.record("train/learning_rate", lr);
+  log.record("train/clip_range", clip);
+}
+
+}  // namespace rlzoo

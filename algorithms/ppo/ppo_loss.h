@@ -1,0 +1,40 @@
+// PPO's minibatch loss (clipped surrogate, optionally clipped value loss, entropy bonus) and the
+// statistics PPO logs per update, shared by every agent that runs PPO updates (ppo, secbad).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "agents/buffers/rollout_buffer.h"
+#include "agents/nets/networks.h"
+#include "algorithms/ppo/ppo_config.h"
+
+namespace rlzoo {
+
+class Logger;
+
+struct PpoLoss {
+  torch::Tensor loss, pg_loss, value_loss, entropy_loss;
+  double approx_kl = 0, clip_fraction = 0;
+};
+
+// The loss of one minibatch given the current policy's distribution and values on it.
+PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
+                 const PpoConfig& cfg, double clip);
+
+// Means over an update's minibatches, recorded as SB3's train/* keys.
+struct PpoUpdateStats {
+  std::vector<double> pg_losses, value_losses, entropy_losses, clip_fractions, approx_kls;
+  double last_loss = 0;
+  // The ratio diagnostics of every minibatch looked at (also one the target-KL check stops at).
+  void add_ratio_stats(const PpoLoss& l) {
+    approx_kls.push_back(l.approx_kl);
+    clip_fractions.push_back(l.clip_fraction);
+  }
+  // The losses of a minibatch that was stepped on.
+  void add_losses(const PpoLoss& l);
+  void record(Logger& log, const RolloutBuffer& buffer, double lr, double clip) const;
+};
+
+}  // namespace rlzoo
