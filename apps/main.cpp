@@ -6,6 +6,7 @@
 
 #include "apps/commands.h"
 #include "core/common/error.h"
+#include "core/platform/allocator.h"
 #include "core/runtime/thread_group.h"
 #include "envs/builtin.h"
 #ifdef RLZOO_WITH_TORCH
@@ -13,6 +14,7 @@
 #endif
 
 int main(int argc, char** argv) {
+  rlzoo::keep_freed_memory_in_heap(argv);  // may re-execute once: see core/platform/allocator.h
   rlzoo::register_builtin_envs();
 #ifdef RLZOO_WITH_TORCH
   rlzoo::register_builtin_algorithms();
