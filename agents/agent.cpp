@@ -38,6 +38,10 @@ torch::Tensor Agent::act_one(ConstBytes observation, const ActOptions& options) 
   return act(observation_tensors(space, observation.data(), 1, /*copy=*/true), options);
 }
 
+ActResult Agent::act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  return {act(obs, options), {}};
+}
+
 EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
   const YAML::Node cfg = config();
@@ -47,8 +51,10 @@ EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed,
   ActOptions opts;
   opts.deterministic = deterministic;
   const bool masked = env->spec().has_action_mask;
+  const Space& space = env_spec().observation_space;
   for (int ep = 0; ep < episodes; ++ep) {
     env->reset(seed + static_cast<std::uint64_t>(ep), obs);
+    opts.recurrent_state = torch::Tensor();  // the state at an episode start
     if (observer) observer(*env, ep, 0);
     for (std::int64_t t = 1;; ++t) {
       if (masked) {
@@ -57,7 +63,9 @@ EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed,
                                             torch::kUInt8)
                                .to(torch::kBool);
       }
-      const torch::Tensor a = act_one(obs, opts).contiguous();
+      ActResult out = act_with_state(observation_tensors(space, obs.data(), 1, /*copy=*/true), opts);
+      opts.recurrent_state = std::move(out.recurrent_state);
+      const torch::Tensor a = out.actions.contiguous();
       StepResult r;
       if (a.scalar_type() == torch::kInt64)
         r = env->step(a.item<std::int64_t>(), obs);
@@ -96,9 +104,9 @@ std::unique_ptr<Agent> make_agent(const std::string& algorithm, const std::strin
   return make_agent_from_yaml(root, ctx);
 }
 
-std::unique_ptr<Agent> load_agent(const std::string& dir) {
+std::unique_ptr<Agent> load_agent(const std::string& dir, const std::vector<std::string>& overrides) {
   const CheckpointReader reader = CheckpointReader::open(resolve_agent_dir(dir));
-  const AgentSetup setup = saved_setup(reader);
+  const AgentSetup setup = saved_setup(reader, overrides);
   return algorithm_registry().get(setup.preset.algo).load(setup, reader);
 }
 

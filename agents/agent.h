@@ -31,9 +31,15 @@ namespace rlzoo {
 struct ActOptions {
   bool deterministic = true;
   torch::Tensor action_mask;     // [B, n] bool: legal actions (Discrete)
-  torch::Tensor recurrent_state;  // recurrent policies: state from the previous call
+  torch::Tensor recurrent_state;  // recurrent policies: act_with_state()'s state from the previous call
   torch::Tensor episode_start;   // [B] bool: the observation starts an episode
   torch::Tensor target_return;   // [B] return-conditioned policies (Decision Transformer)
+};
+
+// act_with_state()'s answer.
+struct ActResult {
+  torch::Tensor actions;          // as act() returns them
+  torch::Tensor recurrent_state;  // recurrent policies: the state after these observations; else undefined
 };
 
 struct EvalResult {
@@ -67,14 +73,26 @@ class Agent {
   torch::Tensor act(const torch::Tensor& obs, const ActOptions& options = {}) { return act(std::vector{obs}, options); }
   // Convenience: one observation in the observation space's memory layout.
   torch::Tensor act_one(ConstBytes observation, const ActOptions& options = {});
+  // act() that also returns the recurrent state after the observations (SB3's predict(obs,
+  // state, episode_start)). Recurrent policies start from options.recurrent_state (undefined:
+  // the state at an episode start) and reset it for the rows where options.episode_start is
+  // set; pass the returned state with the same envs' next observations. Feed-forward agents
+  // return act()'s actions and no state (this default).
+  virtual ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {});
+  // True when act() depends on a recurrent state (then act() alone starts every call afresh).
+  virtual bool recurrent() const { return false; }
 
   // Called by evaluate() after each reset (step 0) and each step (1, 2, ...) with the env, for
   // recording frames or statistics.
   using EvalObserver = std::function<void(const Env& env, int episode, std::int64_t step)>;
   // Runs `episodes` episodes on a fresh env (made as in training, seeded from `seed`) and
-  // returns their returns and lengths.
+  // returns their returns and lengths. A recurrent policy's state is carried from step to step
+  // and starts afresh with each episode.
   virtual EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
                               const EvalObserver& observer = {});
+  // Figures besides the returns that the last evaluate() measured (name, value), e.g. SeCBAD's
+  // segment-length accuracy; written next to the returns by EvalCallback and `rlzoo eval`.
+  virtual std::vector<std::pair<std::string, double>> eval_metrics() const { return {}; }
 
   // Everything needed to act or to continue training, as checkpoint blobs: start from
   // agent_checkpoint_writer(*this) (agents/agent_checkpoint.h), then add the algorithm's state.
@@ -106,7 +124,9 @@ std::unique_ptr<Agent> make_agent(const std::string& algorithm, const std::strin
                                   const std::vector<std::string>& overrides = {});
 // An agent from a preset already loaded as YAML (source names it in errors).
 std::unique_ptr<Agent> make_agent_from_yaml(YAML::Node preset, const ConfigContext& ctx);
-// Restores an agent saved with Agent::save (or a run's checkpoint directory).
-std::unique_ptr<Agent> load_agent(const std::string& dir);
+// Restores an agent saved with Agent::save (or a run's checkpoint directory). `overrides` change
+// the saved preset first ("hyperparams.likelihood_std=0.3" to evaluate with other inference
+// settings); ones that change the networks' shapes fail when the parameters are loaded.
+std::unique_ptr<Agent> load_agent(const std::string& dir, const std::vector<std::string>& overrides = {});
 
 }  // namespace rlzoo

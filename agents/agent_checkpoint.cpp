@@ -36,9 +36,12 @@ std::string resolve_agent_dir(const std::string& path) {
                               path));
 }
 
-AgentSetup saved_setup(const CheckpointReader& reader) {
+AgentSetup saved_setup(const CheckpointReader& reader, const std::vector<std::string>& overrides) {
   const std::string source = (reader.dir() / "preset.yaml").string();
-  return parse_preset(load_yaml_string(reader.read("preset.yaml"), source), ConfigContext(source));
+  YAML::Node root = load_yaml_string(reader.read("preset.yaml"), source);
+  ConfigContext ctx(source);
+  for (const auto& o : overrides) apply_override(root, o, ctx);
+  return parse_preset(root, ctx);
 }
 
 void add_training_envs(CheckpointWriter& writer, const VectorEnv* envs) {

@@ -22,8 +22,8 @@ CheckpointWriter agent_checkpoint_writer(const Agent& agent);
 // <path>/checkpoints. Throws a UserError listing what was looked for.
 std::string resolve_agent_dir(const std::string& path);
 
-// The preset saved in a checkpoint, validated.
-AgentSetup saved_setup(const CheckpointReader& reader);
+// The preset saved in a checkpoint, with `overrides` ("key.path=value") applied, validated.
+AgentSetup saved_setup(const CheckpointReader& reader, const std::vector<std::string>& overrides = {});
 
 // Adds the training envs' state mid-episode ("envs.json"), so that a resumed run continues
 // them exactly. Envs that cannot save their state are skipped with a warning (a resumed run

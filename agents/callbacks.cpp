@@ -1,5 +1,9 @@
 #include "agents/callbacks.h"
 
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "agents/agent.h"
@@ -35,6 +39,23 @@ void CallbackList::on_training_end(Agent& agent) {
   for (auto& c : callbacks_) c->on_training_end(agent);
 }
 
+void EvalCallback::append_evaluation(const Agent& agent, std::int64_t num_timesteps, const EvalResult& r) const {
+  const auto path = std::filesystem::path(agent.log_dir()) / "evaluations.csv";
+  const auto extra = agent.eval_metrics();
+  const bool fresh = !std::filesystem::exists(path);
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::app);
+  if (fresh) {
+    out << "timesteps,mean_return,std_return,episodes,mean_length";
+    for (const auto& [name, value] : extra) out << ',' << name;
+    out << '\n';
+  }
+  out << fmt::format("{},{},{},{},{}", num_timesteps, r.mean_return(), r.std_return(), r.returns.size(),
+                     r.mean_length());
+  for (const auto& [name, value] : extra) out << ',' << fmt::format("{}", value);
+  out << '\n';
+}
+
 EvalCallback::EvalCallback(std::int64_t every, int episodes, std::string best_dir, double stop_at, bool stop)
     : every_(every), next_(every), episodes_(episodes), best_dir_(std::move(best_dir)), stop_at_(stop_at), stop_(stop) {}
 
@@ -46,6 +67,7 @@ bool EvalCallback::on_step(Agent& agent, std::int64_t num_timesteps) {
   history_.emplace_back(num_timesteps, mean);
   spdlog::info("eval at {} steps: mean return {:.2f} +/- {:.2f} over {} episodes", num_timesteps, mean, r.std_return(),
                episodes_);
+  if (!agent.log_dir().empty()) append_evaluation(agent, num_timesteps, r);
   if (mean > best_) {
     best_ = mean;
     if (!best_dir_.empty()) agent.save(best_dir_);

@@ -9,6 +9,7 @@
 namespace rlzoo {
 
 class Agent;
+struct EvalResult;
 
 class Callback {
  public:
@@ -42,7 +43,8 @@ class CallbackList {
 };
 
 // Every `every` env steps: evaluate for `episodes` deterministic episodes; keep the best agent
-// in `best_dir` (when not empty); stop when the mean reaches `stop_at` (when set).
+// in `best_dir` (when not empty); stop when the mean reaches `stop_at` (when set). With a log
+// directory, each evaluation is a row of <log_dir>/evaluations.csv.
 class EvalCallback : public Callback {
  public:
   EvalCallback(std::int64_t every, int episodes, std::string best_dir = "", double stop_at = 0, bool stop = false);
@@ -58,6 +60,9 @@ class EvalCallback : public Callback {
   bool stop_;
   double best_ = -1e300;
   std::vector<std::pair<std::int64_t, double>> history_;
+  // One row of <log_dir>/evaluations.csv: steps, mean/std return, episodes, mean length and the
+  // agent's eval_metrics() (a resumed run appends; a reader keeps the last row per step).
+  void append_evaluation(const Agent& agent, std::int64_t num_timesteps, const EvalResult& r) const;
 };
 
 // Every `every` env steps: save a checkpoint `<root>/ckpt_<steps>` keeping the last `keep`,

@@ -11,6 +11,7 @@ void add_mujoco_bench_command(CLI::App& bench);
 void add_train_bench_command(CLI::App& bench);
 void add_runtime_bench_command(CLI::App& bench);
 void add_doudizhu_bench_command(CLI::App& bench);
+void add_secbad_bench_command(CLI::App& bench);
 #endif
 
 void add_bench_commands(CLI::App& app) {
@@ -24,6 +25,7 @@ void add_bench_commands(CLI::App& app) {
   add_train_bench_command(*bench);
   add_runtime_bench_command(*bench);
   add_doudizhu_bench_command(*bench);
+  add_secbad_bench_command(*bench);
 #endif
 }
 

@@ -3,7 +3,7 @@
 //   rlzoo train ppo CartPole-v1 [--set hyperparams.n_envs=4] [--seed 3] [--run-dir D]
 //   rlzoo train --preset configs/ppo/CartPole-v1.yaml [--set k=v ...]
 //   rlzoo train --resume D
-//   rlzoo eval D [--episodes 20] [--stochastic]
+//   rlzoo eval D [--episodes 20] [--stochastic] [--set key=value ...]
 //   rlzoo enjoy D [--episodes 5] [--record FRAMES_DIR [--size 640 480]] [--render]
 #include <filesystem>
 #include <fmt/format.h>
@@ -172,9 +172,10 @@ Agent::EvalObserver text_renderer() {
 }
 
 void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode,
-              const std::string& record_dir = "", int width = 640, int height = 480, bool render = false) {
+              const std::string& record_dir = "", int width = 640, int height = 480, bool render = false,
+              const std::vector<std::string>& sets = {}) {
   if (render && !record_dir.empty()) throw UserError("give either --render or --record, not both");
-  auto agent = load_agent(dir);
+  auto agent = load_agent(dir, sets);
   agent->set_progress_bar(false);
   const Agent::EvalObserver observer = render                ? text_renderer()
                                        : record_dir.empty() ? Agent::EvalObserver{}
@@ -185,6 +186,7 @@ void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_ep
       fmt::print("episode {}: return {:.2f}, length {}\n", i + 1, r.returns[i], r.lengths[i]);
   fmt::print("{} {} on {}: mean return {:.2f} +/- {:.2f} over {} episodes (mean length {:.1f})\n", agent->algorithm(),
              dir, agent->env_spec().id, r.mean_return(), r.std_return(), episodes, r.mean_length());
+  for (const auto& [name, value] : agent->eval_metrics()) fmt::print("  {}: {:.4f}\n", name, value);
 }
 
 }  // namespace
@@ -210,7 +212,10 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   eval->add_option("dir", *dir, "Agent or run directory")->required();
   eval->add_option("--episodes,-n", *episodes, "Episodes")->check(CLI::PositiveNumber);
   eval->add_flag("--stochastic", *stochastic, "Sample actions instead of taking the most likely");
-  eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false); });
+  auto sets = std::make_shared<std::vector<std::string>>();
+  eval->add_option("--set,-s", *sets,
+                   "Override a saved setting for this evaluation: --set hyperparams.likelihood_std=0.3");
+  eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false, "", 640, 480, false, *sets); });
 
   auto edir = std::make_shared<std::string>();
   auto eepisodes = std::make_shared<int>(5);

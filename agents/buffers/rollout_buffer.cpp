@@ -28,12 +28,14 @@ torch::Tensor storage_for(const torch::Tensor& row, std::int64_t n_steps) {
 
 void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
                         const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& values,
-                        const torch::Tensor& log_probs, const torch::Tensor& action_masks) {
+                        const torch::Tensor& log_probs, const torch::Tensor& action_masks,
+                        const torch::Tensor& episode_starts) {
   RLZOO_CHECK(pos_ < n_steps_, "rollout buffer is full");
   if (obs_.empty()) {
     for (const auto& o : obs) obs_.push_back(storage_for(o, n_steps_));
     actions_ = storage_for(actions, n_steps_);
     if (action_masks.defined()) masks_ = storage_for(action_masks, n_steps_);
+    if (episode_starts.defined()) starts_ = torch::zeros({n_steps_, n_envs_}, torch::kBool);
   }
   RLZOO_CHECK(obs.size() == obs_.size());
   for (std::size_t i = 0; i < obs.size(); ++i) obs_[i][pos_].copy_(obs[i]);
@@ -43,6 +45,7 @@ void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tens
   values_[pos_].copy_(values);
   log_probs_[pos_].copy_(log_probs);
   if (masks_.defined()) masks_[pos_].copy_(action_masks);
+  if (starts_.defined()) starts_[pos_].copy_(episode_starts);
   ++pos_;
 }
 
@@ -93,6 +96,37 @@ std::vector<RolloutBuffer::Batch> RolloutBuffer::minibatches(std::int64_t batch_
     b.advantages = advantages.index_select(0, idx);
     b.returns = returns.index_select(0, idx);
     if (masks.defined()) b.action_masks = masks.index_select(0, idx);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<RolloutBuffer::Batch> RolloutBuffer::sequence_minibatches(std::int64_t envs_per_batch) const {
+  RLZOO_CHECK(envs_per_batch >= 1);
+  RLZOO_CHECK(starts_.defined() && initial_state_.defined(),
+              "sequence minibatches need the episode starts and the initial state of the rollout");
+  RLZOO_CHECK(initial_state_.dim() >= 3 && initial_state_.size(2) == n_envs_,
+              "the initial state must hold the envs at dimension 2");
+  const auto perm = torch::randperm(n_envs_, torch::TensorOptions().dtype(torch::kInt64));
+  // [T, N, ...] -> the envs idx, flattened time-major to [T * E, ...].
+  auto pick = [&](const torch::Tensor& t, const torch::Tensor& idx) {
+    std::vector<std::int64_t> sizes{n_steps_ * idx.size(0)};
+    for (std::int64_t k = 2; k < t.dim(); ++k) sizes.push_back(t.size(k));
+    return t.index_select(1, idx).reshape(sizes);
+  };
+  std::vector<Batch> out;
+  for (std::int64_t start = 0; start < n_envs_; start += envs_per_batch) {
+    const auto idx = perm.slice(0, start, std::min(n_envs_, start + envs_per_batch));
+    Batch b;
+    for (const auto& o : obs_) b.obs.push_back(pick(o, idx));
+    b.actions = pick(actions_, idx);
+    b.old_values = pick(values_, idx);
+    b.old_log_probs = pick(log_probs_, idx);
+    b.advantages = pick(advantages_, idx);
+    b.returns = pick(returns_, idx);
+    if (masks_.defined()) b.action_masks = pick(masks_, idx);
+    b.episode_starts = starts_.index_select(1, idx);
+    b.initial_state = initial_state_.index_select(2, idx);
     out.push_back(std::move(b));
   }
   return out;

@@ -99,23 +99,31 @@ torch::Tensor RecurrentEncoderImpl::initial_state(std::int64_t batch) const {
 
 std::pair<torch::Tensor, torch::Tensor> RecurrentEncoderImpl::forward(torch::Tensor x, torch::Tensor state,
                                                                       torch::Tensor episode_start) {
-  // Step through time so that the state can be zeroed where a new episode starts.
+  // The state is zeroed where a new episode starts, so the sequence runs in chunks that begin
+  // at the steps where some sequence starts an episode: one RNN call per chunk (a step-by-step
+  // loop costs several times more in the update, where T is the rollout length).
+  const std::int64_t steps = x.size(0);
+  RLZOO_CHECK(steps >= 1 && episode_start.size(0) == steps, "RecurrentEncoder: episode_start must be [T, B], T >= 1");
+  const auto any_start = episode_start.to(torch::kBool).any(1).contiguous();
+  const bool* starts_at = any_start.data_ptr<bool>();
   std::vector<torch::Tensor> outputs;
-  outputs.reserve(static_cast<std::size_t>(x.size(0)));
-  for (std::int64_t t = 0; t < x.size(0); ++t) {
-    const auto keep = (1.0 - episode_start[t].to(torch::kFloat32)).view({1, 1, -1, 1});
-    state = state * keep;
+  for (std::int64_t t = 0; t < steps;) {
+    if (starts_at[t]) state = state * (1.0 - episode_start[t].to(torch::kFloat32)).view({1, 1, -1, 1});
+    std::int64_t end = t + 1;
+    while (end < steps && !starts_at[end]) ++end;
+    const auto chunk = x.slice(0, t, end);
     if (lstm_) {
-      auto [out, hc] = lstm_cell_->forward(x[t].unsqueeze(0), std::make_tuple(state[0], state[1]));
-      outputs.push_back(out[0]);
+      auto [out, hc] = lstm_cell_->forward(chunk, std::make_tuple(state[0], state[1]));
+      outputs.push_back(out);
       state = torch::stack({std::get<0>(hc), std::get<1>(hc)});
     } else {
-      auto [out, h] = gru_cell_->forward(x[t].unsqueeze(0), state[0]);
-      outputs.push_back(out[0]);
+      auto [out, h] = gru_cell_->forward(chunk, state[0]);
+      outputs.push_back(out);
       state = h.unsqueeze(0);
     }
+    t = end;
   }
-  return {torch::stack(outputs), state};
+  return {outputs.size() == 1 ? outputs[0] : torch::cat(outputs), state};
 }
 
 }  // namespace rlzoo

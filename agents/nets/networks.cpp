@@ -106,12 +106,20 @@ ActorCriticImpl::ActorCriticImpl(const Space& obs_space, const Space& action_spa
                                 "float Box)", action_space.describe()));
   }
   encoder_ = register_module("encoder", ObservationEncoder(obs_space, config));
-  pi_trunk_ = register_module("pi_trunk", Mlp(encoder_->out_features(), config.hidden, config.activation));
-  if (!shared_) vf_trunk_ = register_module("vf_trunk", Mlp(encoder_->out_features(), config.hidden, config.activation));
+  std::int64_t features = encoder_->out_features();
+  if (config.recurrent.enabled()) {
+    const RecurrentConfig& r = config.recurrent;
+    rnn_ = register_module("rnn", RecurrentEncoder(r.cell, features, r.hidden, r.layers));
+    if (!r.shared) critic_rnn_ = register_module("critic_rnn", RecurrentEncoder(r.cell, features, r.hidden, r.layers));
+    rnn_state_rows_ = rnn_->initial_state(1).size(0);
+    features = r.hidden;
+  }
+  pi_trunk_ = register_module("pi_trunk", Mlp(features, config.hidden, config.activation));
+  if (!shared_) vf_trunk_ = register_module("vf_trunk", Mlp(features, config.hidden, config.activation));
   pi_head_ = register_module("pi_head", torch::nn::Linear(pi_trunk_->out_features(), n_out));
   vf_head_ = register_module("vf_head", torch::nn::Linear(pi_trunk_->out_features(), 1));
   if (continuous_) log_std_ = register_parameter("log_std", torch::full({n_out}, config.log_std_init));
-  if (config.ortho_init) {
+  if (config.ortho_init) {  // the RNNs initialise themselves (orthogonal weights, zero biases)
     orthogonal_init(*encoder_, std::sqrt(2.0));
     orthogonal_init(*pi_trunk_, std::sqrt(2.0));
     if (!shared_) orthogonal_init(*vf_trunk_, std::sqrt(2.0));
@@ -126,17 +134,57 @@ ActionDistribution ActorCriticImpl::distribution(const torch::Tensor& features, 
   return ActionDistribution(Categorical(out, mask));
 }
 
-std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std::vector<torch::Tensor>& obs,
-                                                                      const torch::Tensor& mask) {
-  const auto x = encoder_->forward(obs);
-  const auto pi = pi_trunk_->forward(x);
-  const auto vf = shared_ ? pi : vf_trunk_->forward(x);
+std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::heads(const torch::Tensor& pi_in,
+                                                                    const torch::Tensor& vf_in,
+                                                                    const torch::Tensor& mask) {
+  const auto pi = pi_trunk_->forward(pi_in);
+  torch::Tensor vf;
+  if (!shared_)
+    vf = vf_trunk_->forward(vf_in);
+  else
+    vf = vf_in.is_same(pi_in) ? pi : pi_trunk_->forward(vf_in);
   return {distribution(pi, mask), vf_head_->forward(vf).squeeze(-1)};
 }
 
+std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std::vector<torch::Tensor>& obs,
+                                                                      const torch::Tensor& mask) {
+  if (recurrent()) throw UserError("a recurrent actor-critic acts through forward_sequence (it needs its state)");
+  const auto x = encoder_->forward(obs);
+  return heads(x, x, mask);
+}
+
 torch::Tensor ActorCriticImpl::value(const std::vector<torch::Tensor>& obs) {
+  if (recurrent()) throw UserError("a recurrent actor-critic acts through forward_sequence (it needs its state)");
   const auto x = encoder_->forward(obs);
   return vf_head_->forward(shared_ ? pi_trunk_->forward(x) : vf_trunk_->forward(x)).squeeze(-1);
+}
+
+torch::Tensor ActorCriticImpl::initial_state(std::int64_t batch) const {
+  RLZOO_CHECK(recurrent(), "initial_state of a feed-forward actor-critic");
+  const auto s = rnn_->initial_state(batch);
+  return critic_rnn_.is_empty() ? s : torch::cat({s, critic_rnn_->initial_state(batch)});
+}
+
+ActorCriticImpl::SequenceOutput ActorCriticImpl::forward_sequence(const std::vector<torch::Tensor>& obs,
+                                                                  const torch::Tensor& state,
+                                                                  const torch::Tensor& episode_start,
+                                                                  const torch::Tensor& mask) {
+  RLZOO_CHECK(recurrent(), "forward_sequence of a feed-forward actor-critic");
+  RLZOO_CHECK(episode_start.dim() == 2, "episode_start must be [T, B]");
+  const std::int64_t steps = episode_start.size(0), batch = episode_start.size(1);
+  const auto x = encoder_->forward(obs);
+  RLZOO_CHECK(x.size(0) == steps * batch, fmt::format("{} observation rows for T = {} steps of B = {} sequences",
+                                                      x.size(0), steps, batch));
+  const auto seq = x.view({steps, batch, x.size(1)});
+  auto [pi_out, pi_state] = rnn_->forward(seq, state.narrow(0, 0, rnn_state_rows_), episode_start);
+  const auto pi_in = pi_out.reshape({steps * batch, -1});
+  if (critic_rnn_.is_empty()) {
+    auto [dist, values] = heads(pi_in, pi_in, mask);
+    return {std::move(dist), values, pi_state};
+  }
+  auto [vf_out, vf_state] = critic_rnn_->forward(seq, state.narrow(0, rnn_state_rows_, rnn_state_rows_), episode_start);
+  auto [dist, values] = heads(pi_in, vf_out.reshape({steps * batch, -1}), mask);
+  return {std::move(dist), values, torch::cat({pi_state, vf_state})};
 }
 
 // ---- Q network -----------------------------------------------------------------------------
@@ -150,6 +198,9 @@ void require_discrete_actions(const Space& action_space, const std::string& algo
 QNetworkImpl::QNetworkImpl(const Space& obs_space, const Space& action_space, const PolicyConfig& config)
     : dueling_(config.dueling) {
   require_discrete_actions(action_space, "a Q network", "the env");
+  if (config.recurrent.enabled())
+    throw UserError(
+        fmt::format("a Q network has no recurrent core (policy.recurrent.cell is '{}')", config.recurrent.cell));
   encoder_ = register_module("encoder", ObservationEncoder(obs_space, config));
   trunk_ = register_module("trunk", Mlp(encoder_->out_features(), config.hidden, config.activation));
   q_head_ = register_module("q_head", torch::nn::Linear(trunk_->out_features(), action_space.n()));

@@ -51,23 +51,47 @@ class ActionDistribution {
   std::variant<Categorical, DiagGaussian> d_;
 };
 
-// Policy and value function (PPO, A2C).
+// Policy and value function (PPO, A2C). Feed-forward: encoder -> MLP trunks -> heads. With
+// config.recurrent: encoder -> RNN (the actor's; the critic's own, or the actor's when shared)
+// -> MLP trunks -> heads, as SB3-contrib's MlpLstmPolicy (shared: CleanRL's ppo_atari_lstm).
 class ActorCriticImpl : public torch::nn::Module {
  public:
   ActorCriticImpl(const Space& observation_space, const Space& action_space, const PolicyConfig& config);
-  // mask: [B, n] bool legal actions (Discrete only), or undefined.
+  // Feed-forward policies. mask: [B, n] bool legal actions (Discrete only), or undefined.
   std::pair<ActionDistribution, torch::Tensor> forward(const std::vector<torch::Tensor>& obs,
                                                        const torch::Tensor& mask = {});
   torch::Tensor value(const std::vector<torch::Tensor>& obs);
+
+  // Recurrent policies. The state of B sequences is one tensor [S, layers, B, hidden], the
+  // batch at dimension 2: S = 1 (GRU) or 2 (LSTM: h, c), doubled when the critic has its own
+  // RNN. Zeros are the state at an episode start.
+  bool recurrent() const { return !rnn_.is_empty(); }
+  torch::Tensor initial_state(std::int64_t batch) const;
+  struct SequenceOutput {
+    ActionDistribution dist;  // over T * B rows
+    torch::Tensor values;     // [T * B]
+    torch::Tensor state;      // after the last step
+  };
+  // T steps of B sequences: obs fields [T * B, ...] time-major (row t * B + b), `state` before
+  // the first step, episode_start [T, B] bool (the state is zeroed before a step that starts an
+  // episode), mask [T * B, n] or undefined. One step of B envs is T = 1.
+  SequenceOutput forward_sequence(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
+                                  const torch::Tensor& episode_start, const torch::Tensor& mask = {});
+
   bool continuous() const { return continuous_; }
   // The learnable log-std (continuous actions only).
   torch::Tensor log_std() const { return log_std_; }
 
  private:
   ActionDistribution distribution(const torch::Tensor& features, const torch::Tensor& mask);
+  // Heads on the trunk inputs of the actor and the critic (the same tensor, or not).
+  std::pair<ActionDistribution, torch::Tensor> heads(const torch::Tensor& pi_in, const torch::Tensor& vf_in,
+                                                     const torch::Tensor& mask);
   bool continuous_;
   bool shared_;
   ObservationEncoder encoder_{nullptr};
+  RecurrentEncoder rnn_{nullptr}, critic_rnn_{nullptr};  // null: feed-forward / shared RNN
+  std::int64_t rnn_state_rows_ = 0;                      // S of one RNN (1 or 2)
   Mlp pi_trunk_{nullptr}, vf_trunk_{nullptr};
   torch::nn::Linear pi_head_{nullptr}, vf_head_{nullptr};
   torch::Tensor log_std_;

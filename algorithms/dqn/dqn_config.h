@@ -81,6 +81,9 @@ struct DqnConfig {
     f.check("policy", [](const DqnConfig& c) -> std::optional<std::string> {
       if (c.policy.ortho_init)
         return "policy.ortho_init is not supported by DQN (its Q network keeps LibTorch's default init, as SB3)";
+      if (c.policy.recurrent.enabled())
+        return "policy.recurrent.cell '" + c.policy.recurrent.cell +
+               "': DQN has no recurrent policies (recurrent policies: ppo); leave policy.recurrent out";
       return std::nullopt;
     });
   }

@@ -2,15 +2,31 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <span>
+
 #include "agents/agent_checkpoint.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
+#include "algorithms/ppo/ppo_loss.h"
 #include "core/runtime/trajectory.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
 
 namespace rlzoo {
+
+namespace {
+
+// The node at `path` under `node`, or the deepest one of the path that exists: where a
+// configuration error is reported (const lookups, so nothing is added to the preset).
+YAML::Node deepest_node(const YAML::Node& node, std::span<const char* const> path) {
+  if (path.empty() || !node.IsMap()) return node;
+  const YAML::Node next = node[path[0]];
+  return next.IsDefined() ? deepest_node(next, path.subspan(1)) : node;
+}
+
+}  // namespace
 
 PpoAgent::PpoAgent(const AgentSetup& setup)
     : setup_(setup),
@@ -43,6 +59,13 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
       setup.ctx.child("hyperparams.normalize_obs")
           .fail(setup.preset.hyperparams["normalize_obs"],
                 "observation normalisation is not supported with runtime.actors yet (use the synchronous loop)");
+    if (cfg_.policy.recurrent.enabled()) {
+      static constexpr const char* path[] = {"policy", "recurrent"};
+      setup.ctx.child("hyperparams.policy.recurrent")
+          .fail(deepest_node(setup.preset.hyperparams, path),
+                "recurrent policies are not supported with runtime.actors yet (leave runtime.actors out for the "
+                "synchronous loop)");
+    }
   }
   if (cfg_.normalize_reward)
     reward_norm_ = std::make_unique<RewardNormalizer>(rollout_envs(), cfg_.gamma, cfg_.clip_reward);
@@ -85,16 +108,56 @@ torch::Tensor PpoAgent::to_env_actions(const torch::Tensor& actions) const {
 }
 
 torch::Tensor PpoAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  return act_with_state(obs, options).actions;
+}
+
+ActResult PpoAgent::act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
   torch::NoGradGuard no_grad;
   const auto x = preprocess(obs, /*update=*/false);
-  auto [dist, value] = policy_->forward(x, options.action_mask);
-  return to_env_actions(options.deterministic ? dist.mode() : dist.sample());
+  if (!recurrent()) {
+    auto [dist, value] = policy_->forward(x, options.action_mask);
+    return {to_env_actions(options.deterministic ? dist.mode() : dist.sample()), {}};
+  }
+  const std::int64_t rows = x.at(0).size(0);
+  const auto fresh = policy_->initial_state(rows);
+  torch::Tensor state = fresh;
+  if (options.recurrent_state.defined()) {
+    if (options.recurrent_state.sizes() != fresh.sizes())
+      throw UserError(fmt::format("act: recurrent_state has shape {}, but this policy's state for {} observations has "
+                                  "shape {} (pass back the state act_with_state returned)",
+                                  c10::str(options.recurrent_state.sizes()), rows, c10::str(fresh.sizes())));
+    state = options.recurrent_state.to(torch::kFloat32);
+  }
+  auto starts = torch::zeros({1, rows}, torch::kBool);
+  if (options.episode_start.defined()) {
+    if (options.episode_start.numel() != rows)
+      throw UserError(
+          fmt::format("act: episode_start has {} entries for {} observations", options.episode_start.numel(), rows));
+    starts = options.episode_start.to(torch::kBool).reshape({1, rows});
+  }
+  auto out = policy_->forward_sequence(x, state, starts, options.action_mask);
+  return {to_env_actions(options.deterministic ? out.dist.mode() : out.dist.sample()), out.state};
+}
+
+std::pair<ActionDistribution, torch::Tensor> PpoAgent::step_policy(const std::vector<torch::Tensor>& obs,
+                                                                   const torch::Tensor& masks) {
+  if (!recurrent()) return policy_->forward(obs, masks);
+  auto out = policy_->forward_sequence(obs, rnn_state_, episode_starts_.view({1, -1}), masks);
+  rnn_state_ = out.state;
+  return {std::move(out.dist), out.values};
+}
+
+torch::Tensor PpoAgent::continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
+                                         const torch::Tensor& starts) {
+  if (!recurrent()) return policy_->value(obs);
+  return policy_->forward_sequence(obs, state, starts.view({1, -1})).values;
 }
 
 bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
                            const torch::Tensor& values, const torch::Tensor& log_probs, const torch::Tensor& masks,
-                           std::span<const double> rewards_in, const StepEpisodes& episodes, ConstBytes final_obs,
-                           TrainingMonitor& monitor, CallbackList* callbacks) {
+                           const torch::Tensor& episode_starts, std::span<const double> rewards_in,
+                           const StepEpisodes& episodes, ConstBytes final_obs, TrainingMonitor& monitor,
+                           CallbackList* callbacks) {
   const auto n = static_cast<std::int64_t>(rewards_in.size());
   const auto term =
       torch::from_blob(const_cast<std::uint8_t*>(episodes.terminated.data()), {n}, torch::kUInt8).to(torch::kBool);
@@ -103,15 +166,19 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
   const auto dones = (term | trunc).to(torch::kFloat32);
   auto rewards = torch::from_blob(const_cast<double*>(rewards_in.data()), {n}, torch::kFloat64).to(torch::kFloat32);
   if (reward_norm_) rewards = reward_norm_->normalize(rewards, dones, /*update=*/true);
-  // Time-outs are not terminal: bootstrap from the true final observation (SB3).
+  // Time-outs are not terminal: bootstrap from the true final observation (SB3). A recurrent
+  // policy sees it as the episode's next step: from the state after this step, not reset.
   const auto timeouts = (trunc & term.logical_not()).nonzero().squeeze(-1);
   if (timeouts.numel() > 0) {
     auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
     for (auto& f : finals) f = f.index_select(0, timeouts);
-    const auto v = policy_->value(preprocess(finals, /*update=*/false));
+    const auto x = preprocess(finals, /*update=*/false);
+    const auto v = recurrent() ? continued_values(x, rnn_state_.index_select(2, timeouts),
+                                                  torch::zeros({timeouts.size(0)}, torch::kBool))
+                               : policy_->value(x);
     rewards.index_add_(0, timeouts, static_cast<float>(cfg_.gamma) * v);
   }
-  buffer_->add(obs, actions, rewards, dones, values, log_probs, masks);
+  buffer_->add(obs, actions, rewards, dones, values, log_probs, masks, episode_starts);
   num_timesteps_ += n;
   return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
 }
@@ -119,22 +186,46 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
 void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks, bool& stop) {
   torch::NoGradGuard no_grad;
   buffer_->reset();
+  if (recurrent()) buffer_->set_initial_state(rnn_state_);
   while (!buffer_->full()) {
     const auto obs = preprocess(current_observations(), /*update=*/true);
     const auto masks = current_masks();
-    auto [dist, values] = policy_->forward(obs, masks);
+    const torch::Tensor starts = episode_starts_;  // the flags of obs (undefined: feed-forward)
+    auto [dist, values] = step_policy(obs, masks);
     const auto actions = dist.sample();
     const auto log_probs = dist.log_prob(actions);
     const auto env_actions = to_env_actions(actions);
     venv_->step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
     const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
                                 venv_->episode_lengths()};
-    if (!record_step(obs, actions, values, log_probs, masks, venv_->rewards(), episodes,
+    if (!record_step(obs, actions, values, log_probs, masks, starts, venv_->rewards(), episodes,
                      venv_->final_observation_bytes(), monitor, callbacks))
       stop = true;
+    if (recurrent()) {  // same-step autoreset: a finished env's observation now starts an episode
+      const auto n = venv_->num_envs();
+      episode_starts_ =
+          torch::from_blob(const_cast<std::uint8_t*>(episodes.terminated.data()), {n}, torch::kUInt8).to(torch::kBool) |
+          torch::from_blob(const_cast<std::uint8_t*>(episodes.truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
+    }
   }
-  const auto last_values = policy_->value(preprocess(current_observations(), /*update=*/false));
+  const auto last_obs = preprocess(current_observations(), /*update=*/false);
+  const auto last_values = continued_values(last_obs, rnn_state_, episode_starts_);
   buffer_->compute_returns_and_advantages(last_values, cfg_.gamma, cfg_.gae_lambda);
+}
+
+std::int64_t PpoAgent::envs_per_minibatch() const {
+  return std::clamp<std::int64_t>(cfg_.batch_size / cfg_.n_steps, 1, buffer_ ? buffer_->n_envs() : cfg_.n_envs);
+}
+
+std::vector<RolloutBuffer::Batch> PpoAgent::minibatches() const {
+  RLZOO_CHECK(buffer_ != nullptr, "no rollout yet");
+  return recurrent() ? buffer_->sequence_minibatches(envs_per_minibatch()) : buffer_->minibatches(cfg_.batch_size);
+}
+
+std::pair<ActionDistribution, torch::Tensor> PpoAgent::evaluate_minibatch(const RolloutBuffer::Batch& mb) {
+  if (!recurrent()) return policy_->forward(mb.obs, mb.action_masks);
+  auto out = policy_->forward_sequence(mb.obs, mb.initial_state, mb.episode_starts, mb.action_masks);
+  return {std::move(out.dist), out.values};
 }
 
 void PpoAgent::update(TrainingMonitor& monitor) {
@@ -143,64 +234,28 @@ void PpoAgent::update(TrainingMonitor& monitor) {
   const double clip = cfg_.clip_range_schedule == "linear" ? cfg_.clip_range * remaining : cfg_.clip_range;
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
 
-  std::vector<double> pg_losses, value_losses, entropy_losses, clip_fractions, approx_kls;
-  double loss_value = 0;
+  PpoUpdateStats stats;
   bool continue_training = true;
   for (std::int64_t epoch = 0; epoch < cfg_.n_epochs && continue_training; ++epoch) {
-    for (auto& mb : buffer_->minibatches(cfg_.batch_size)) {
-      auto [dist, values] = policy_->forward(mb.obs, mb.action_masks);
-      const auto log_prob = dist.log_prob(mb.actions);
-      auto adv = mb.advantages;
-      if (cfg_.normalize_advantage && adv.size(0) > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
-      const auto log_ratio = log_prob - mb.old_log_probs;
-      const auto ratio = log_ratio.exp();
-      const auto pg_loss = -torch::min(adv * ratio, adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean();
-      auto values_pred = values;
-      if (cfg_.clip_range_vf)
-        values_pred = mb.old_values + (values - mb.old_values).clamp(-*cfg_.clip_range_vf, *cfg_.clip_range_vf);
-      const auto value_loss = torch::mse_loss(values_pred, mb.returns);
-      const auto entropy_loss = -dist.entropy().mean();
-      const auto loss = pg_loss + cfg_.ent_coef * entropy_loss + cfg_.vf_coef * value_loss;
-      {
-        torch::NoGradGuard no_grad;
-        const double kl = ((ratio - 1) - log_ratio).mean().item<double>();
-        approx_kls.push_back(kl);
-        clip_fractions.push_back(((ratio - 1).abs() > clip).to(torch::kFloat32).mean().item<double>());
-        if (cfg_.target_kl && kl > 1.5 * *cfg_.target_kl) {
-          continue_training = false;
-          break;
-        }
+    for (auto& mb : minibatches()) {
+      auto [dist, values] = evaluate_minibatch(mb);
+      const PpoLoss l = ppo_loss(dist, values, mb, cfg_, clip);
+      stats.add_ratio_stats(l);
+      if (cfg_.target_kl && l.approx_kl > 1.5 * *cfg_.target_kl) {
+        continue_training = false;
+        break;
       }
       optimizer_->zero_grad();
-      loss.backward();
+      l.loss.backward();
       gradient_reducer().reduce(policy_->parameters());
       torch::nn::utils::clip_grad_norm_(policy_->parameters(), cfg_.max_grad_norm);
       optimizer_->step();
       ++n_updates_;
-      pg_losses.push_back(pg_loss.item<double>());
-      value_losses.push_back(value_loss.item<double>());
-      entropy_losses.push_back(entropy_loss.item<double>());
-      loss_value = loss.item<double>();
+      stats.add_losses(l);
     }
   }
-  auto mean = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-  };
-  const auto values = buffer_->values().flatten(), returns = buffer_->returns().flatten();
-  const double var_y = returns.var().item<double>();
-  const double explained = var_y == 0 ? std::nan("") : 1.0 - (returns - values).var().item<double>() / var_y;
   Logger& log = monitor.logger();
-  log.record("train/policy_gradient_loss", mean(pg_losses));
-  log.record("train/value_loss", mean(value_losses));
-  log.record("train/entropy_loss", mean(entropy_losses));
-  log.record("train/approx_kl", mean(approx_kls));
-  log.record("train/clip_fraction", mean(clip_fractions));
-  log.record("train/loss", loss_value);
-  log.record("train/explained_variance", explained);
-  log.record("train/learning_rate", lr);
-  log.record("train/clip_range", clip);
+  stats.record(log, *buffer_, lr, clip);
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
   if (policy_->continuous()) log.record("train/std", policy_->log_std().exp().mean().item<double>());
 }
@@ -212,6 +267,7 @@ void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (!venv_) {
     create_envs();
     venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
+    reset_recurrent_state();
   }
   const std::int64_t target = num_timesteps_ + timesteps;
   TrainingMonitor monitor(*this, target, setup_.preset.log_every);
@@ -235,6 +291,12 @@ void PpoAgent::create_envs() {
   buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, cfg_.n_envs);
 }
 
+void PpoAgent::reset_recurrent_state() {
+  if (!recurrent()) return;
+  rnn_state_ = policy_->initial_state(cfg_.n_envs);
+  episode_starts_ = torch::ones({cfg_.n_envs}, torch::kBool);
+}
+
 CheckpointWriter PpoAgent::checkpoint() const {
   CheckpointWriter w = agent_checkpoint_writer(*this);
   w.add("policy.pt", save_module(*policy_));
@@ -244,6 +306,8 @@ CheckpointWriter PpoAgent::checkpoint() const {
   if (reward_norm_) state["reward_normalizer"] = reward_norm_->state();
   w.add_json("state.json", state);
   add_training_envs(w, venv_.get());
+  if (rnn_state_.defined())  // the training envs' RNN state, mid-episode as the envs are
+    w.add("recurrent_state.pt", save_tensors({{"state", rnn_state_}, {"episode_starts", episode_starts_}}));
   return w;
 }
 
@@ -260,6 +324,16 @@ void PpoAgent::restore(const CheckpointReader& reader) {
   create_envs();
   restore_training_envs(*venv_, reader,
                         static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+  reset_recurrent_state();
+  if (recurrent() && reader.has("envs.json") && reader.has("recurrent_state.pt")) {
+    auto saved = load_tensors(reader, "recurrent_state.pt");
+    if (saved.at("state").sizes() != rnn_state_.sizes())
+      throw UserError(fmt::format("{}: recurrent_state.pt holds a state of shape {}, this policy needs {}",
+                                  reader.dir().string(), c10::str(saved.at("state").sizes()),
+                                  c10::str(rnn_state_.sizes())));
+    rnn_state_ = saved.at("state");
+    episode_starts_ = saved.at("episode_starts");
+  }
 }
 
 void register_ppo() {

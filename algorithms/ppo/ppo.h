@@ -4,10 +4,19 @@
 // grad-norm clipping, target-KL early stop, observation/reward normalisation; Discrete
 // (with legal-action masks) and Box actions. Hyperparameters: algorithms/ppo/ppo_config.h.
 //
+// With `policy.recurrent: {cell: lstm|gru, ...}` (agents/nets/policy_config.h) it is recurrent
+// PPO (SB3-contrib's RecurrentPPO; the update is CleanRL's ppo_atari_lstm): each training env
+// keeps its RNN state across steps and rollouts, zeroed where an episode starts; the buffer
+// keeps the state at the rollout's start and the episode starts; a minibatch is the whole
+// rollout of batch_size / n_steps envs (at least 1), re-run from that state, so the update
+// recomputes the rollout's log-probabilities and values exactly before its first step. A
+// time-out is bootstrapped with V(final observation) from the state before the reset.
+//
 // With `runtime: {actors: N, ...}` in the preset, N actor threads collect each rollout in
 // parallel (n_steps steps of their envs, all with the parameters of the last update; see
 // ppo_actor.h) and this thread runs the update. Observation normalisation is not available
-// there yet (the actors would need the statistics): a preset asking for both is an error.
+// there yet (the actors would need the statistics), nor are recurrent policies: a preset asking
+// for both is an error.
 #pragma once
 
 #include <memory>
@@ -35,11 +44,22 @@ class PpoAgent : public Agent {
   void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  bool recurrent() const override { return policy_->recurrent(); }
   CheckpointWriter checkpoint() const override;
   void restore(const CheckpointReader& reader);
 
   const PpoConfig& hyperparams() const { return cfg_; }
   ActorCritic& policy() { return policy_; }
+
+  // The pieces of the update, public for diagnostics and tests. The last rollout (null before
+  // the first); its minibatches as the update draws them (samples, or for recurrent policies
+  // whole sequences of envs_per_minibatch() envs); the action distribution and values the
+  // current parameters give a minibatch.
+  const RolloutBuffer* rollout_buffer() const { return buffer_.get(); }
+  std::vector<RolloutBuffer::Batch> minibatches() const;
+  std::int64_t envs_per_minibatch() const;
+  std::pair<ActionDistribution, torch::Tensor> evaluate_minibatch(const RolloutBuffer::Batch& batch);
 
  private:
   // Observation tensors as the network sees them (normalised when configured).
@@ -48,19 +68,28 @@ class PpoAgent : public Agent {
   torch::Tensor current_masks() const;
   torch::Tensor to_env_actions(const torch::Tensor& actions) const;
   void collect_rollout(class TrainingMonitor& monitor, CallbackList* callbacks, bool& stop);
-  // One vector step into the rollout buffer (obs already preprocessed): rewards normalised,
-  // time-outs bootstrapped from the final observations, episodes reported. Returns false
-  // when a callback asked to stop.
+  // The policy on the training envs' current observations; a recurrent policy advances
+  // rnn_state_ (reset where episode_starts_ is set).
+  std::pair<ActionDistribution, torch::Tensor> step_policy(const std::vector<torch::Tensor>& obs,
+                                                           const torch::Tensor& masks);
+  // V(obs) of envs continuing from `state` (recurrent policies; reset where `starts` [B] is set).
+  torch::Tensor continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
+                                 const torch::Tensor& starts);
+  // One vector step into the rollout buffer (obs already preprocessed; episode_starts: the
+  // recurrent policy's flags for obs, else undefined): rewards normalised, time-outs
+  // bootstrapped from the final observations, episodes reported. Returns false when a
+  // callback asked to stop.
   bool record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& values,
-                   const torch::Tensor& log_probs, const torch::Tensor& masks, std::span<const double> rewards,
-                   const StepEpisodes& episodes, ConstBytes final_obs, class TrainingMonitor& monitor,
-                   CallbackList* callbacks);
+                   const torch::Tensor& log_probs, const torch::Tensor& masks, const torch::Tensor& episode_starts,
+                   std::span<const double> rewards, const StepEpisodes& episodes, ConstBytes final_obs,
+                   class TrainingMonitor& monitor, CallbackList* callbacks);
   // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
   void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
   std::int64_t rollout_envs() const;
   void update(class TrainingMonitor& monitor);
   void create_envs();
+  void reset_recurrent_state();
   double progress_remaining() const;
 
   AgentSetup setup_;
@@ -73,6 +102,9 @@ class PpoAgent : public Agent {
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<RolloutBuffer> buffer_;
   torch::Tensor action_low_, action_high_;
+  // Recurrent policies: the training envs' RNN state [S, layers, n_envs, hidden] and whether
+  // their current observations start an episode [n_envs] (undefined for feed-forward ones).
+  torch::Tensor rnn_state_, episode_starts_;
   std::int64_t num_timesteps_ = 0;
   std::int64_t n_updates_ = 0;
 };

@@ -40,7 +40,9 @@ struct PpoConfig {
     f("n_envs", &PpoConfig::n_envs, "parallel envs (rollout width)", Bound::at_least(1));
     f("vector_threads", &PpoConfig::vector_threads, "threads stepping the envs (1: synchronous)", Bound::at_least(1));
     f("n_steps", &PpoConfig::n_steps, "steps per env per rollout", Bound::at_least(1));
-    f("batch_size", &PpoConfig::batch_size, "minibatch size (samples)", Bound::at_least(1));
+    f("batch_size", &PpoConfig::batch_size,
+      "minibatch size (samples); recurrent policies: whole rollouts of batch_size / n_steps envs (at least 1)",
+      Bound::at_least(1));
     f("n_epochs", &PpoConfig::n_epochs, "passes over each rollout", Bound::at_least(1));
     f("learning_rate", &PpoConfig::learning_rate, "Adam step size", Bound::positive());
     f("lr_schedule", &PpoConfig::lr_schedule, "constant, or linear decay to 0 over the run", OneOf{{"constant", "linear"}});

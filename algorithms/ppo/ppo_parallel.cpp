@@ -41,8 +41,8 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
                   .to(torch::kBool);
     const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
                                 round.episode_lengths_at(t)};
-    if (!record_step(obs, actions, extras.select(1, d + 1), extras.select(1, d), masks, round.rewards_at(t), episodes,
-                     round.final_obs_at(t), monitor, callbacks))
+    if (!record_step(obs, actions, extras.select(1, d + 1), extras.select(1, d), masks, /*episode_starts=*/{},
+                     round.rewards_at(t), episodes, round.final_obs_at(t), monitor, callbacks))
       go_on = false;
   }
   const auto last = preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), /*update=*/false);

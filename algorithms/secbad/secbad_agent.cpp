@@ -406,6 +406,13 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
   return result;
 }
 
+std::vector<std::pair<std::string, double>> SecbadAgent::eval_metrics() const {
+  if (diagnostics_.steps == 0) return {};
+  return {{"segment_map_within_2", diagnostics_.map_within_2},
+          {"segment_prior_within_2", diagnostics_.prior_within_2},
+          {"segment_hypotheses", diagnostics_.mean_hypotheses}};
+}
+
 CheckpointWriter SecbadAgent::checkpoint() const {
   CheckpointWriter w = agent_checkpoint_writer(*this);
   w.add("policy.pt", save_module(*policy_));

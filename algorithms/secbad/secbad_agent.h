@@ -61,6 +61,7 @@ class SecbadAgent : public Agent {
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
                       const EvalObserver& observer = {}) override;
+  std::vector<std::pair<std::string, double>> eval_metrics() const override;
   CheckpointWriter checkpoint() const override;
   void restore(const CheckpointReader& reader);
 

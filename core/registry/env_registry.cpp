@@ -1,5 +1,7 @@
 #include "core/registry/env_registry.h"
 
+#include "core/wrappers/wrapper_list.h"
+
 #include <fmt/format.h>
 
 namespace rlzoo {
@@ -13,12 +15,20 @@ void register_env(const std::string& id, EnvEntry entry) { env_registry().add(id
 
 std::unique_ptr<Env> make_env(const std::string& id, const YAML::Node& kwargs, const ConfigContext& ctx) {
   const EnvEntry& e = env_registry().get(id);
-  auto env = e.factory(kwargs, ctx);
+  // `wrappers:` belongs to make_env, not to the env (core/wrappers/wrapper_list.h).
+  YAML::Node env_kwargs = kwargs, wrappers;
+  if (kwargs && kwargs.IsMap() && kwargs["wrappers"]) {
+    env_kwargs = YAML::Clone(kwargs);
+    wrappers = env_kwargs["wrappers"];
+    env_kwargs.remove("wrappers");
+    if (env_kwargs.size() == 0) env_kwargs = YAML::Node();
+  }
+  auto env = e.factory(env_kwargs, ctx);
   RLZOO_CHECK(env != nullptr, "factory of " + id + " returned null");
   RLZOO_CHECK(env->id() == id, fmt::format("factory of {} built env {}", id, env->id()));
   env->set_max_episode_steps(e.max_episode_steps);
   env->set_reward_threshold(e.reward_threshold);
-  return env;
+  return apply_wrapper_list(std::move(env), wrappers, ctx.child("wrappers"));
 }
 
 }  // namespace rlzoo

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <typeinfo>
 
@@ -225,6 +226,54 @@ nlohmann::json NormalizeReward::save_state() const {
 void NormalizeReward::load_state(const nlohmann::json& s) {
   rms_.load_state(s.at("return_rms"));
   discounted_return_ = s.value("discounted_return", 0.0);
+}
+
+// ---- SelectObservation ----------------------------------------------------------------------
+
+SelectObservation::SelectObservation(std::unique_ptr<Env> env, std::vector<std::int64_t> indices, std::string id)
+    : Wrapper(std::move(env), [&] {
+        const Space& s = env->observation_space();
+        if (!s.is_box())
+          throw UserError(fmt::format("SelectObservation needs a Box observation space, but env {} has {}", env->id(),
+                                      s.describe()));
+        if (indices.empty()) throw UserError(fmt::format("SelectObservation for env {}: no indices given", env->id()));
+        std::vector<double> low, high;
+        for (const auto i : indices) {
+          if (i < 0 || i >= s.numel())
+            throw UserError(fmt::format("SelectObservation for env {}: index {} is out of range for {} ({} entries)",
+                                        env->id(), i, s.describe(), s.numel()));
+          low.push_back(s.low()[static_cast<std::size_t>(i)]);
+          high.push_back(s.high()[static_cast<std::size_t>(i)]);
+        }
+        const auto n = static_cast<std::int64_t>(indices.size());
+        EnvSpec spec = with_observation_space(*env, Space::box(std::move(low), std::move(high), {n}, s.dtype()));
+        if (!id.empty()) spec.id = id;
+        return spec;
+      }()),
+      indices_(std::move(indices)),
+      element_size_(dtype_size(inner().observation_space().dtype())),
+      full_(inner().observation_space().byte_size()) {}
+
+void SelectObservation::select(Bytes obs) const {
+  for (std::size_t k = 0; k < indices_.size(); ++k)
+    std::memcpy(obs.data() + k * element_size_, full_.data() + static_cast<std::size_t>(indices_[k]) * element_size_,
+                element_size_);
+}
+
+void SelectObservation::do_reset(std::optional<std::uint64_t> seed, Bytes obs) {
+  Wrapper::do_reset(seed, full_);
+  select(obs);
+}
+
+StepResult SelectObservation::do_step(ConstBytes action, Bytes obs) {
+  const StepResult r = Wrapper::do_step(action, full_);
+  select(obs);
+  return r;
+}
+
+void SelectObservation::do_load_state(const nlohmann::json& state, Bytes obs) {
+  Wrapper::do_load_state(state, full_);
+  select(obs);
 }
 
 }  // namespace rlzoo

@@ -9,6 +9,9 @@
 //   NormalizeObservation     (obs - mean) / sqrt(var + eps) with running statistics;
 //                            optional clipping (Gymnasium: none; SB3's VecNormalize: 10).
 //   NormalizeReward          reward / sqrt(var(discounted return) + eps), as Gymnasium 1.x.
+//   SelectObservation        keeps chosen entries of a Box observation: partially observable
+//                            variants of an env (CartPoleNoVel-v1 sees CartPole-v1's cart
+//                            position and pole angle, not the velocities).
 // The normalisers' statistics are updated only while update is on (freeze for evaluation)
 // and are saved and restored with checkpoints through save_state()/load_state().
 #pragma once
@@ -120,6 +123,28 @@ class NormalizeReward : public Wrapper, public StatefulWrapper {
   double gamma_, epsilon_;
   double discounted_return_ = 0.0;
   bool update_ = true;
+};
+
+// Keeps the entries `indices` (into the flattened inner observation, in this order) of a Box
+// observation; the observation space is a 1-D Box of those entries' bounds and dtype. The
+// dynamics are the inner env's. `id` renames the env (empty: the inner env's id), as a
+// registered variant needs its own id. Throws UserError for a non-Box observation space or an
+// index out of range.
+class SelectObservation : public Wrapper {
+ public:
+  SelectObservation(std::unique_ptr<Env> env, std::vector<std::int64_t> indices, std::string id = "");
+  const std::vector<std::int64_t>& indices() const { return indices_; }
+
+ protected:
+  void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;
+  StepResult do_step(ConstBytes action, Bytes obs) override;
+  void do_load_state(const nlohmann::json& state, Bytes obs) override;
+
+ private:
+  void select(Bytes obs) const;  // full_ -> obs
+  std::vector<std::int64_t> indices_;
+  std::size_t element_size_;
+  std::vector<std::byte> full_;  // the inner env's observation
 };
 
 }  // namespace rlzoo

@@ -22,12 +22,13 @@ import json
 import math
 import os
 import shutil
-import struct
 import subprocess
 import sys
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from png_plot import mean_ci, plot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ALGOS = ["storm_pg", "svrpg", "srvrpg", "gpomdp"]
@@ -37,6 +38,7 @@ ALPHAS = [0.5, 0.8, 0.95]
 S0S = [10, 25, 50, 100]
 SWEEP_GRID = {"lr": LRS, "alpha": ALPHAS, "s0": S0S, "svrpg_batch": [5, 10, 20]}
 GRID = 50  # trajectories between curve points
+COLORS = {"storm_pg": (214, 39, 40), "svrpg": (31, 119, 180), "srvrpg": (44, 160, 44), "gpomdp": (255, 127, 14)}
 
 
 def run(args, tag, algo, env, seed, sets):
@@ -114,70 +116,6 @@ def sweep(args, env):
     return best, results
 
 
-def mean_ci(curves):
-    n = len(curves)
-    m = [sum(c[i] for c in curves) / n for i in range(len(curves[0]))]
-    if n < 2:
-        return m, [0.0] * len(m)
-    sd = [math.sqrt(sum((c[i] - m[i]) ** 2 for c in curves) / (n - 1)) for i in range(len(m))]
-    return m, [1.96 * s / math.sqrt(n) for s in sd]
-
-
-# ---- a small PNG plotter (RGB, lines and translucent bands) ----
-COLORS = {"storm_pg": (214, 39, 40), "svrpg": (31, 119, 180), "srvrpg": (44, 160, 44), "gpomdp": (255, 127, 14)}
-
-
-def write_png(path, w, h, px):
-    raw = b"".join(b"\x00" + bytes(px[y * w * 3:(y + 1) * w * 3]) for y in range(h))
-    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-    png += chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
-    Path(path).write_bytes(png)
-
-
-def plot(path, panels):
-    pw, ph, pad = 480, 320, 40
-    w, h = pw * len(panels), ph
-    px = bytearray([255] * (w * h * 3))
-
-    def blend(x, y, c, a):
-        if 0 <= x < w and 0 <= y < h:
-            i = (y * w + x) * 3
-            for k in range(3):
-                px[i + k] = int(px[i + k] * (1 - a) + c[k] * a)
-
-    for p, (env, series) in enumerate(panels.items()):
-        x0 = p * pw
-        allv = [v for m, ci, _ in series.values() for v in (m + [a + b for a, b in zip(m, ci)] + [a - b for a, b in zip(m, ci)])]
-        lo, hi = min(allv), max(allv)
-        hi = hi if hi > lo else lo + 1
-        n = max(len(m) for m, _, _ in series.values())
-        sx = lambda i: x0 + pad + int((pw - pad - 10) * (i + 1) / n)
-        sy = lambda v: 10 + int((ph - pad - 10) * (1 - (v - lo) / (hi - lo)))
-        for x in range(x0 + pad, x0 + pw - 10):  # frame
-            blend(x, 10, (0, 0, 0), 1)
-            blend(x, ph - pad, (0, 0, 0), 1)
-        for y in range(10, ph - pad):
-            blend(x0 + pad, y, (0, 0, 0), 1)
-            blend(x0 + pw - 10, y, (0, 0, 0), 1)
-        for algo, (m, ci, _) in series.items():
-            c = COLORS[algo]
-            prev = None
-            for i in range(len(m) - 1):
-                for x in range(sx(i), sx(i + 1)):
-                    t = (x - sx(i)) / max(1, sx(i + 1) - sx(i))
-                    mv = m[i] + t * (m[i + 1] - m[i])
-                    cv = ci[i] + t * (ci[i + 1] - ci[i])
-                    for y in range(sy(mv + cv), sy(mv - cv) + 1):
-                        blend(x, y, c, 0.12)
-                    y = sy(mv)
-                    for yy in range(min(y, prev if prev is not None else y), max(y, prev if prev is not None else y) + 1):
-                        blend(x, yy, c, 1)
-                        blend(x, yy + 1, c, 1)
-                    prev = y
-    write_png(path, w, h, px)
-
-
 def sensitivity(out, env):
     """STORM-PG's sweep: the best score (area under the curve, 3 seeds) for each value of each hyper-parameter."""
     f = out / "sweep_scores.json"
@@ -235,7 +173,7 @@ def report(args, tuned):
     lines += ["![return against trajectories](storm_pg.png)", "",
               "Colours: STORM-PG red, SVRPG blue, SRVR-PG green, GPOMDP orange; bands are 95% intervals.", ""]
     (out / "storm_pg.md").write_text("\n".join(lines))
-    plot(out / "storm_pg.png", panels)
+    plot(out / "storm_pg.png", panels, COLORS)
     print(f"[storm_pg] report: {out / 'storm_pg.md'} and {out / 'storm_pg.png'}", flush=True)
 
 
@@ -245,12 +183,13 @@ def main():
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--nice", type=int, default=0)
-    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "storm_pg"))
+    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "storm_pg_h500"))
     p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
     p.add_argument("--report-only", action="store_true")
     p.add_argument("--budget", type=int, default=0, help="trajectories per run for every env (quick checks)")
-    p.add_argument("--horizon", type=int, default=0,
-                   help="steps per trajectory for every run (0: the presets' 100); CartPole's maximum is the horizon")
+    p.add_argument("--horizon", type=int, default=500,
+                   help="steps per trajectory for every run (0: the presets' own, 100 for CartPole as rllab); "
+                        "CartPole's maximum is the horizon")
     args = p.parse_args()
     if args.horizon:
         ENVS["CartPole-v1"]["max"] = float(args.horizon)

@@ -55,5 +55,13 @@ TEST(PpoResume, PendulumWithNormalisersContinuesBitForBit) {
                2 * 128);
 }
 
+TEST(PpoResume, RecurrentContinuesBitForBit) {
+  // The training envs' LSTM state is saved with them, mid-episode.
+  check_resume("CartPoleNoVel-v1", {"hyperparams.n_envs=4", "hyperparams.n_steps=32", "hyperparams.batch_size=64",
+                                    "hyperparams.n_epochs=2", "hyperparams.normalize_obs=true",
+                                    "hyperparams.policy.recurrent.cell=lstm", "hyperparams.policy.recurrent.hidden=16"},
+               3 * 128);
+}
+
 }  // namespace
 }  // namespace rlzoo

@@ -5,6 +5,7 @@
 
 #include "core/wrappers/wrappers.h"
 #include "tests/core/test_envs.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
@@ -126,6 +127,29 @@ TEST(Wrappers, StateOfAnotherShapeIsRejected) {
   NormalizeObservation env(std::make_unique<test::EchoEnv>());
   RunningMeanStd wrong(3);
   EXPECT_THROW(env.load_state({{"obs_rms", wrong.state()}}), UserError);
+}
+
+TEST(Wrappers, SelectObservationKeepsTheChosenEntriesInOrder) {
+  SelectObservation env(std::make_unique<test::EchoEnv>(), {1, 0, 1}, "EchoSwapped-v0");
+  EXPECT_EQ(env.id(), "EchoSwapped-v0");
+  EXPECT_EQ(env.observation_space(), Space::box(-10, 10, {3}));
+  EXPECT_EQ(env.action_space(), Space::box(-1, 1, {2}));
+  std::vector<float> obs(3, -5.0f);
+  Bytes o = writable_bytes_of(std::span<float>(obs));
+  env.reset(0, o);
+  EXPECT_EQ(obs, (std::vector<float>{0, 0, 0}));
+  const float a[2] = {0.25f, -0.5f};
+  const StepResult r = env.step(std::span<const float>(a), o);
+  EXPECT_EQ(obs, (std::vector<float>{-0.5f, 0.25f, -0.5f}));
+  EXPECT_EQ(r.reward, -0.25);
+  EXPECT_EQ(SelectObservation(std::make_unique<test::EchoEnv>(), {0}).id(), "Echo-v0");  // keeps the id by default
+}
+
+TEST(Wrappers, SelectObservationRejectsBadIndicesAndSpaces) {
+  EXPECT_THAT(test::error_of([] { SelectObservation(std::make_unique<test::EchoEnv>(), {0, 2}); }),
+              HasSubstr("index 2 is out of range"));
+  EXPECT_THAT(test::error_of([] { SelectObservation(std::make_unique<test::EchoEnv>(), {}); }),
+              HasSubstr("no indices given"));
 }
 
 TEST(RunningMeanStd, BatchUpdateEqualsSequentialMoments) {
