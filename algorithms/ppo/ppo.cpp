@@ -234,26 +234,10 @@ void PpoAgent::update(TrainingMonitor& monitor) {
   const double clip = cfg_.clip_range_schedule == "linear" ? cfg_.clip_range * remaining : cfg_.clip_range;
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
 
-  PpoUpdateStats stats;
-  bool continue_training = true;
-  for (std::int64_t epoch = 0; epoch < cfg_.n_epochs && continue_training; ++epoch) {
-    for (auto& mb : minibatches()) {
-      auto [dist, values] = evaluate_minibatch(mb);
-      const PpoLoss l = ppo_loss(dist, values, mb, cfg_, clip);
-      stats.add_ratio_stats(l);
-      if (cfg_.target_kl && l.approx_kl > 1.5 * *cfg_.target_kl) {
-        continue_training = false;
-        break;
-      }
-      optimizer_->zero_grad();
-      l.loss.backward();
-      gradient_reducer().reduce(policy_->parameters());
-      torch::nn::utils::clip_grad_norm_(policy_->parameters(), cfg_.max_grad_norm);
-      optimizer_->step();
-      ++n_updates_;
-      stats.add_losses(l);
-    }
-  }
+  const PpoUpdateStats stats = run_ppo_epochs(
+      cfg_, clip, *optimizer_, policy_->parameters(), [this] { return minibatches(); },
+      [this](const RolloutBuffer::Batch& mb) { return evaluate_minibatch(mb); },
+      [this] { gradient_reducer().reduce(policy_->parameters()); }, n_updates_);
   Logger& log = monitor.logger();
   stats.record(log, *buffer_, lr, clip);
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});

@@ -54,4 +54,28 @@ void PpoUpdateStats::record(Logger& log, const RolloutBuffer& buffer, double lr,
   log.record("train/clip_range", clip);
 }
 
+PpoUpdateStats run_ppo_epochs(
+    const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
+    const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
+    const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
+    const std::function<void()>& before_step, std::int64_t& n_updates) {
+  PpoUpdateStats stats;
+  for (std::int64_t epoch = 0; epoch < cfg.n_epochs; ++epoch) {
+    for (auto& mb : minibatches()) {
+      auto [dist, values] = evaluate(mb);
+      const PpoLoss l = ppo_loss(dist, values, mb, cfg, clip);
+      stats.add_ratio_stats(l);
+      if (cfg.target_kl && l.approx_kl > 1.5 * *cfg.target_kl) return stats;
+      optimizer.zero_grad();
+      l.loss.backward();
+      if (before_step) before_step();
+      torch::nn::utils::clip_grad_norm_(parameters, cfg.max_grad_norm);
+      optimizer.step();
+      ++n_updates;
+      stats.add_losses(l);
+    }
+  }
+  return stats;
+}
+
 }  // namespace rlzoo

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <vector>
 
 #include "agents/buffers/rollout_buffer.h"
@@ -36,5 +37,15 @@ struct PpoUpdateStats {
   void add_losses(const PpoLoss& l);
   void record(Logger& log, const RolloutBuffer& buffer, double lr, double clip) const;
 };
+
+// PPO's update: n_epochs passes over fresh `minibatches()`, each minibatch scored by
+// `evaluate` (the policy's distribution and values on it), stopped early by target_kl; before
+// each optimiser step `before_step` may touch the gradients (a distributed reducer), then the
+// global norm of `parameters` is clipped. Counts the optimiser steps in `n_updates`.
+PpoUpdateStats run_ppo_epochs(
+    const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
+    const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
+    const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
+    const std::function<void()>& before_step, std::int64_t& n_updates);
 
 }  // namespace rlzoo

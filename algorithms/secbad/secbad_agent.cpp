@@ -286,25 +286,9 @@ void SecbadAgent::update_policy(TrainingMonitor& monitor) {
   const double lr = p.lr_schedule == "linear" ? p.learning_rate * remaining : p.learning_rate;
   const double clip = p.clip_range_schedule == "linear" ? p.clip_range * remaining : p.clip_range;
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  PpoUpdateStats stats;
-  bool go_on = true;
-  for (std::int64_t epoch = 0; epoch < p.n_epochs && go_on; ++epoch) {
-    for (auto& mb : buffer_->minibatches(p.batch_size)) {
-      auto [dist, values] = policy_->forward(mb.obs);
-      const PpoLoss l = ppo_loss(dist, values, mb, p, clip);
-      stats.add_ratio_stats(l);
-      if (p.target_kl && l.approx_kl > 1.5 * *p.target_kl) {
-        go_on = false;
-        break;
-      }
-      optimizer_->zero_grad();
-      l.loss.backward();
-      torch::nn::utils::clip_grad_norm_(policy_->parameters(), p.max_grad_norm);
-      optimizer_->step();
-      ++n_updates_;
-      stats.add_losses(l);
-    }
-  }
+  const PpoUpdateStats stats = run_ppo_epochs(
+      p, clip, *optimizer_, policy_->parameters(), [this, &p] { return buffer_->minibatches(p.batch_size); },
+      [this](const RolloutBuffer::Batch& mb) { return policy_->forward(mb.obs); }, {}, n_updates_);
   stats.record(monitor.logger(), *buffer_, lr, clip);
 }
 
