@@ -145,7 +145,7 @@ TEST(Wrappers, SelectObservationKeepsTheChosenEntriesInOrder) {
   EXPECT_EQ(SelectObservation(std::make_unique<test::EchoEnv>(), {0}).id(), "Echo-v0");  // keeps the id by default
 }
 
-TEST(Wrappers, SelectObservationRejectsBadIndicesAndSpaces) {
+TEST(Wrappers, SelectObservationRejectsBadIndices) {
   EXPECT_THAT(test::error_of([] { SelectObservation(std::make_unique<test::EchoEnv>(), {0, 2}); }),
               HasSubstr("index 2 is out of range"));
   EXPECT_THAT(test::error_of([] { SelectObservation(std::make_unique<test::EchoEnv>(), {}); }),
