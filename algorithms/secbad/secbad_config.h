@@ -4,6 +4,7 @@
 // grid-world values (../shared/notes/algorithms.md §2.3-2.4); the MuJoCo presets set theirs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,13 @@ struct SecbadConfig {
     f("belief_embed", &SecbadConfig::belief_embed, "policy: Linear+tanh units for the belief", Bound::at_least(1));
     f("ppo", &SecbadConfig::ppo, "PPO's settings (algorithms/ppo/ppo_config.h); policy.hidden: actor/critic MLPs");
     f("vae", &SecbadConfig::vae, "the belief VAE");
+    f.check("ppo", [](const SecbadConfig& c) -> std::optional<std::string> {
+      if (c.ppo.policy.recurrent.enabled())
+        return "ppo.policy.recurrent.cell '" + c.ppo.policy.recurrent.cell +
+               "': the belief agents' policies are feed-forward (the belief is their memory); RL² is ppo with a "
+               "recurrent policy";
+      return std::nullopt;
+    });
   }
 };
 

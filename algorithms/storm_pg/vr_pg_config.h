@@ -4,6 +4,7 @@
 // learning-rate decay). Validated from a preset's `hyperparams:` section.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "agents/nets/policy_config.h"
@@ -54,6 +55,12 @@ struct VrPgConfig {
     f("max_trajectories", &VrPgConfig::max_trajectories,
       "stop after this many trajectories (0: only n_timesteps counts)", Bound::at_least(0));
     f("policy", &VrPgConfig::policy, "the policy network");
+    f.check("policy", [](const VrPgConfig& c) -> std::optional<std::string> {
+      if (c.policy.recurrent.enabled())
+        return "policy.recurrent.cell '" + c.policy.recurrent.cell +
+               "': the policy-gradient family has no recurrent policies (recurrent policies: ppo)";
+      return std::nullopt;
+    });
   }
 };
 

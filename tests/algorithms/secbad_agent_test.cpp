@@ -105,6 +105,12 @@ TEST(SecbadAgent, NeedsAnEnvWithPiecewiseContexts) {
     EXPECT_NE(std::string(e.what()).find("PiecewiseContext"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(make_agent("varibad", "CartPole-v1"));  // whole-episode beliefs need no segments
+  try {
+    make_agent("varibad", "CartPole-v1", {"hyperparams.ppo.policy.recurrent.cell=gru"});
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("ppo.policy.recurrent.cell 'gru'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SecbadAgent, SavesAndLoadsAndReportsSegmentDiagnostics) {

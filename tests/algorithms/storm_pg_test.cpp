@@ -178,6 +178,10 @@ TEST(StormPg, TrajectoryBudgetAndErrors) {
   register_builtin_algorithms();
   EXPECT_NE(test::error_of([] { make_agent("storm_pg", "CartPole-v1", {"hyperparams.alpha=2"}); }).find("alpha"),
             std::string::npos);
+  EXPECT_NE(test::error_of([] {
+              make_agent("gpomdp", "CartPole-v1", {"hyperparams.policy.recurrent.cell=lstm"});
+            }).find("no recurrent policies"),
+            std::string::npos);
 }
 
 }  // namespace
