@@ -31,11 +31,8 @@ EnvSpec augmented_spec(const Env& env) {
   }
   low.push_back(-INFINITY);
   high.push_back(INFINITY);
-  EnvSpec s = env.spec();
-  s.max_episode_steps = 0;  // the inner env applies its own limit
   const auto n = static_cast<std::int64_t>(low.size());
-  s.observation_space = Space::box(std::move(low), std::move(high), {n});
-  return s;
+  return with_observation_space(env, Space::box(std::move(low), std::move(high), {n}));
 }
 
 }  // namespace

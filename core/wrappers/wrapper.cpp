@@ -10,6 +10,18 @@ EnvSpec Wrapper::wrapper_spec(const Env& inner) {
   return s;
 }
 
+EnvSpec with_action_space(const Env& env, Space action_space) {
+  EnvSpec s = Wrapper::wrapper_spec(env);
+  s.action_space = std::move(action_space);
+  return s;
+}
+
+EnvSpec with_observation_space(const Env& env, Space observation_space) {
+  EnvSpec s = Wrapper::wrapper_spec(env);
+  s.observation_space = std::move(observation_space);
+  return s;
+}
+
 Wrapper::Wrapper(std::unique_ptr<Env>&& inner) : Wrapper(std::move(inner), EnvSpec{}) {}
 
 Wrapper::Wrapper(std::unique_ptr<Env>&& inner, EnvSpec spec)

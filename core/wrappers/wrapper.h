@@ -17,6 +17,8 @@ class Wrapper : public Env {
   const Env& inner() const { return *inner_; }
   // The innermost env (below all wrappers).
   Env& unwrapped();
+  // The inner env's spec as a wrapper's (no time limit of its own: the inner env applies it).
+  static EnvSpec wrapper_spec(const Env& inner);
 
  protected:
   // `spec` defaults to the inner env's spec; a wrapper that changes a space passes its own.
@@ -36,9 +38,12 @@ class Wrapper : public Env {
   void sync_info() { mutable_info() = inner_->info(); }
 
  private:
-  static EnvSpec wrapper_spec(const Env& inner);
   std::unique_ptr<Env> inner_;
 };
+
+// The spec of a wrapper around `env` that changes one of its spaces.
+EnvSpec with_action_space(const Env& env, Space action_space);
+EnvSpec with_observation_space(const Env& env, Space observation_space);
 
 // The outermost env of type T in the chain env, env.inner(), ... (itself included), or null.
 template <class T>

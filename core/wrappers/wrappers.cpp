@@ -21,19 +21,6 @@ void require_float32_box(const Space& s, const Env& env, const char* wrapper, co
                                 s.describe()));
 }
 
-EnvSpec with_action_space(const Env& env, Space action_space) {
-  EnvSpec s = env.spec();
-  s.max_episode_steps = 0;
-  s.action_space = std::move(action_space);
-  return s;
-}
-
-EnvSpec with_observation_space(const Env& env, Space observation_space) {
-  EnvSpec s = env.spec();
-  s.max_episode_steps = 0;
-  s.observation_space = std::move(observation_space);
-  return s;
-}
 
 }  // namespace
 
