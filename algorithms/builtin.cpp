@@ -4,6 +4,7 @@
 
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
+#include "algorithms/dt/dt_agent.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/secbad/secbad_agent.h"
 #include "algorithms/storm_pg/vr_pg.h"
@@ -18,6 +19,7 @@ void register_builtin_algorithms() {
     dmc::register_dmc();
     pg::register_vr_pg();
     secbad::register_secbad();
+    dt::register_dt();
   });
 }
 

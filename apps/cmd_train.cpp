@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 #include "agents/agent.h"
@@ -173,9 +174,18 @@ Agent::EvalObserver text_renderer() {
 
 void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_episode,
               const std::string& record_dir = "", int width = 640, int height = 480, bool render = false,
-              const std::vector<std::string>& sets = {}) {
+              const std::vector<std::string>& sets = {}, std::optional<double> target_return = std::nullopt) {
   if (render && !record_dir.empty()) throw UserError("give either --render or --record, not both");
   auto agent = load_agent(dir, sets);
+  if (target_return) {
+    if (agent->algorithm() != "dt")
+      throw UserError(fmt::format("--target-return: {} is a {} agent; only return-conditioned agents (dt) take a "
+                                  "target return",
+                                  dir, agent->algorithm()));
+    auto with_target = sets;
+    with_target.push_back(fmt::format("hyperparams.target_return={}", *target_return));
+    agent = load_agent(dir, with_target);
+  }
   agent->set_progress_bar(false);
   const Agent::EvalObserver observer = render                ? text_renderer()
                                        : record_dir.empty() ? Agent::EvalObserver{}
@@ -215,7 +225,9 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   auto sets = std::make_shared<std::vector<std::string>>();
   eval->add_option("--set,-s", *sets,
                    "Override a saved setting for this evaluation: --set hyperparams.likelihood_std=0.3");
-  eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false, "", 640, 480, false, *sets); });
+  auto target = std::make_shared<std::optional<double>>();
+  eval->add_option("--target-return", *target, "The return a return-conditioned agent (dt) is asked to achieve");
+  eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false, "", 640, 480, false, *sets, *target); });
 
   auto edir = std::make_shared<std::string>();
   auto eepisodes = std::make_shared<int>(5);
@@ -228,7 +240,10 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   enjoy->add_option("--size", *size, "Frame width and height for --record")->expected(2)->check(CLI::PositiveNumber);
   auto render = std::make_shared<bool>(false);
   enjoy->add_flag("--render", *render, "Print every step as text (grid worlds)");
-  enjoy->callback([=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1], *render); });
+  auto etarget = std::make_shared<std::optional<double>>();
+  enjoy->add_option("--target-return", *etarget, "The return a return-conditioned agent (dt) is asked to achieve");
+  enjoy->callback(
+      [=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1], *render, {}, *etarget); });
 }
 
 }  // namespace rlzoo::cli

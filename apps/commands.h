@@ -16,6 +16,8 @@ struct Interrupted {
 void add_list_command(CLI::App& app);
 void add_env_commands(CLI::App& app);
 void add_bench_commands(CLI::App& app);
+// `rlzoo dataset ...`; collecting with a saved agent needs LibTorch, the rest does not.
+void add_dataset_commands(CLI::App& app, const std::string& command_line);
 #ifdef RLZOO_WITH_TORCH
 void add_train_commands(CLI::App& app, const std::string& command_line);
 void add_doudizhu_commands(CLI::App& app);

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   rlzoo::cli::add_list_command(app);
   rlzoo::cli::add_env_commands(app);
   rlzoo::cli::add_bench_commands(app);
+  rlzoo::cli::add_dataset_commands(app, command_line);
 #ifdef RLZOO_WITH_TORCH
   rlzoo::cli::add_train_commands(app, command_line);
   rlzoo::cli::add_doudizhu_commands(app);

@@ -36,6 +36,15 @@ if(RLZOO_WITH_GRPC)
   endif()
 endif()
 
+if(RLZOO_WITH_HDF5)
+  enable_language(C)  # FindHDF5 compiles a C probe to learn the library's settings
+  find_package(HDF5 COMPONENTS C QUIET)
+  if(NOT HDF5_FOUND)
+    message(STATUS "HDF5 not found: `rlzoo dataset import` disabled")
+    set(RLZOO_WITH_HDF5 OFF CACHE BOOL "" FORCE)
+  endif()
+endif()
+
 if(RLZOO_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -333,7 +333,7 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
   torch::NoGradGuard no_grad;
   EvalResult result;
   diagnostics_ = {};
-  std::int64_t within = 0, prior_within = 0, hyps = 0;
+  std::int64_t within = 0, prior_within = 0, hyps = 0, within_eff = 0, prior_within_eff = 0;
   // With an observer (rendering), one episode at a time; otherwise all as one batch.
   const int batch = observer ? 1 : episodes;
   for (int first = 0; first < episodes; first += batch) {
@@ -344,7 +344,8 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
     if (uses_vae())
       tracker = std::make_unique<BeliefTracker>(encoder_, reward_decoder_, cfg_, prior_, n, segmentation(false));
     std::vector<SegmentPosterior> prior_only(static_cast<std::size_t>(n), SegmentPosterior(prior_));
-    std::vector<std::int64_t> true_g(static_cast<std::size_t>(n), 0);
+    std::vector<std::int64_t> true_g(static_cast<std::size_t>(n), 0), eff_g(static_cast<std::size_t>(n), 0);
+    std::vector<std::vector<double>> last_context(static_cast<std::size_t>(n));
     std::vector<std::uint8_t> next_start(static_cast<std::size_t>(n), 1), done(static_cast<std::size_t>(n), 0);
     if (observer) observer(venv.env(0), first, 0);
     for (std::int64_t t = 1, left = n; left > 0; ++t) {
@@ -352,6 +353,9 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
       auto [dist, value] = policy_->forward(policy_inputs(s, belief_inputs(venv, tracker.get()), false));
       const auto actions = deterministic ? dist.mode() : dist.sample();
       const auto env_actions = to_env_actions(actions);
+      std::vector<std::vector<double>> context(static_cast<std::size_t>(n));  // in force for this step
+      for (std::int64_t i = 0; i < n; ++i)
+        if (const auto* c = find_in_chain<ContextualEnv>(venv.env(i))) context[static_cast<std::size_t>(i)] = c->context();
       venv.step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
       if (observer) observer(venv.env(0), first, t);
       const auto a = one_hot_actions(actions);
@@ -368,6 +372,9 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
         }
         const bool change = venv.env(i).info().scalar("segment_change").value_or(0.0) > 0.5;
         true_g[k] = next_start[k] ? 1 : true_g[k] + 1;
+        // The same, counting only the changes that changed the context (a redraw can repeat it).
+        eff_g[k] = next_start[k] && (t == 1 || context[k] != last_context[k]) ? 1 : eff_g[k] + 1;
+        last_context[k] = context[k];
         next_start[k] = change;
         if (tracker) tracker->observe(i, a[i], s[i], next[i], venv.rewards()[k], change);
         if (segmentation(false) == Segmentation::inferred) {
@@ -375,6 +382,8 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
           prior_only[k].update(flat, 0.0);
           within += std::abs(tracker->map_length(i) - true_g[k]) <= 2;
           prior_within += std::abs(prior_only[k].map_length() - true_g[k]) <= 2;
+          within_eff += std::abs(tracker->map_length(i) - eff_g[k]) <= 2;
+          prior_within_eff += std::abs(prior_only[k].map_length() - eff_g[k]) <= 2;
           hyps += tracker->hypotheses(i);
           ++diagnostics_.steps;
         }
@@ -386,6 +395,8 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
     diagnostics_.map_within_2 = static_cast<double>(within) / steps;
     diagnostics_.prior_within_2 = static_cast<double>(prior_within) / steps;
     diagnostics_.mean_hypotheses = static_cast<double>(hyps) / steps;
+    diagnostics_.map_within_2_changed = static_cast<double>(within_eff) / steps;
+    diagnostics_.prior_within_2_changed = static_cast<double>(prior_within_eff) / steps;
   }
   return result;
 }
@@ -394,7 +405,9 @@ std::vector<std::pair<std::string, double>> SecbadAgent::eval_metrics() const {
   if (diagnostics_.steps == 0) return {};
   return {{"segment_map_within_2", diagnostics_.map_within_2},
           {"segment_prior_within_2", diagnostics_.prior_within_2},
-          {"segment_hypotheses", diagnostics_.mean_hypotheses}};
+          {"segment_hypotheses", diagnostics_.mean_hypotheses},
+          {"segment_map_within_2_changed", diagnostics_.map_within_2_changed},
+          {"segment_prior_within_2_changed", diagnostics_.prior_within_2_changed}};
 }
 
 CheckpointWriter SecbadAgent::checkpoint() const {

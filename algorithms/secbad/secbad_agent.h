@@ -46,6 +46,10 @@ struct EvalDiagnostics {
   double map_within_2 = 0;    // fraction of steps where |MAP length - true length| <= 2
   double prior_within_2 = 0;  // the same for the prior-only most likely length
   double mean_hypotheses = 0;
+  // The two fractions against segments that start only where the context really changed (a
+  // redraw may repeat the context, e.g. HalfCheetahDir's direction half of the time: such a
+  // change leaves nothing to detect).
+  double map_within_2_changed = 0, prior_within_2_changed = 0;
   std::int64_t steps = 0;
 };
 

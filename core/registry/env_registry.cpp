@@ -16,12 +16,15 @@ void register_env(const std::string& id, EnvEntry entry) { env_registry().add(id
 std::unique_ptr<Env> make_env(const std::string& id, const YAML::Node& kwargs, const ConfigContext& ctx) {
   const EnvEntry& e = env_registry().get(id);
   // `wrappers:` belongs to make_env, not to the env (core/wrappers/wrapper_list.h).
-  YAML::Node env_kwargs = kwargs, wrappers;
+  // YAML::Node's operator= writes through to the node it refers to, so the nodes are rebound
+  // with reset(): the caller's kwargs (often a saved preset's) must stay as they are.
+  YAML::Node env_kwargs, wrappers;
+  env_kwargs.reset(kwargs);
   if (kwargs && kwargs.IsMap() && kwargs["wrappers"]) {
-    env_kwargs = YAML::Clone(kwargs);
-    wrappers = env_kwargs["wrappers"];
-    env_kwargs.remove("wrappers");
-    if (env_kwargs.size() == 0) env_kwargs = YAML::Node();
+    YAML::Node rest = YAML::Clone(kwargs);
+    wrappers.reset(rest["wrappers"]);
+    rest.remove("wrappers");
+    env_kwargs.reset(rest.size() == 0 ? YAML::Node() : rest);
   }
   auto env = e.factory(env_kwargs, ctx);
   RLZOO_CHECK(env != nullptr, "factory of " + id + " returned null");

@@ -13,6 +13,7 @@ namespace rlzoo {
 
 class PreviousActionReward : public Wrapper {
  public:
+  // The observation keeps the inner one's dtype (float32 or float64).
   // Throws UserError unless the observation is a float Box and the action Discrete or a float Box.
   explicit PreviousActionReward(std::unique_ptr<Env> env);
 
@@ -25,7 +26,7 @@ class PreviousActionReward : public Wrapper {
  private:
   void write(Bytes obs) const;
   std::vector<std::byte> inner_obs_;
-  std::vector<float> extra_;  // previous action entries, then the previous reward
+  std::vector<double> extra_;  // previous action entries, then the previous reward
 };
 
 }  // namespace rlzoo

@@ -32,8 +32,9 @@ COLORS = {"secbad": (214, 39, 40), "varibad": (31, 119, 180), "rl2": (44, 160, 4
 POINTS = 20
 
 
-def run(args, method, env, seed):
-    d = Path(args.out) / env / method / f"seed_{seed}"
+def run(args, method, env, seed, d=None, sets=()):
+    """Trains (or resumes) one run in d (default <out>/<env>/<method>/seed_<seed>) with extra --set overrides."""
+    d = d or Path(args.out) / env / method / f"seed_{seed}"
     if (d / "final").exists():
         return d
     budget = ENVS[env]["budget"]
@@ -44,6 +45,8 @@ def run(args, method, env, seed):
         cmd = [args.rlzoo, "train", "--preset", str(ROOT / "configs" / method / f"{env}.yaml"), "--run-dir", str(d),
                "-q", "--seed", str(seed), "--set", f"n_timesteps={budget}",
                "--set", f"eval.every={budget // POINTS}", "--set", f"eval.episodes={ENVS[env]['episodes']}"]
+        for kv in sets:
+            cmd += ["--set", kv]
     with open(d.parent / f"seed_{seed}.log", "a") as log:
         subprocess.run(["nice", "-n", str(args.nice)] + cmd, cwd=ROOT, check=True, stdout=log, stderr=log)
     return d

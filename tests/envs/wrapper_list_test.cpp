@@ -45,6 +45,19 @@ TEST(WrapperList, PreviousActionRewardAppendsOneHotActionAndReward) {
   EXPECT_EQ(q, o);
 }
 
+// make_env reads `wrappers:` without taking it out of the caller's node (a saved preset's
+// env_kwargs lost its wrappers this way, and agents reloaded without them failed to load).
+TEST(WrapperList, MakeEnvLeavesTheKwargsUntouched) {
+  register_builtin_envs();
+  const YAML::Node preset = YAML::Load("{env_kwargs: {wrappers: [previous_action_reward]}}");
+  const YAML::Node kwargs = preset["env_kwargs"];
+  const std::string before = YAML::Dump(preset);
+  auto env = make_env("CartPole-v1", kwargs);
+  EXPECT_EQ(env->observation_space().numel(), 7);
+  EXPECT_EQ(YAML::Dump(preset), before);
+  EXPECT_EQ(make_env("CartPole-v1", preset["env_kwargs"])->observation_space().numel(), 7);
+}
+
 TEST(WrapperList, ContinuousActionsAreCopied) {
   register_builtin_envs();
   auto env = make_env("Pendulum-v1", kwargs("{wrappers: [previous_action_reward]}"));

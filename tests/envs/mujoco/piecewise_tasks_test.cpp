@@ -89,3 +89,31 @@ TEST(PiecewiseMujoco, ContextsChangeWithinAnEpisodeAndConform) {
 
 }  // namespace
 }  // namespace rlzoo
+
+namespace rlzoo {
+namespace {
+
+// RL²'s inputs on a float64 MuJoCo observation: the observation stays float64, the previous
+// (float32) action and the reward are appended exactly.
+TEST(PiecewiseMujoco, PreviousActionRewardKeepsFloat64Observations) {
+  register_builtin_envs();
+  auto env = make_env("HalfCheetahDirPiecewise-v0", YAML::Load("{wrappers: [previous_action_reward]}"));
+  const Space& obs = env->observation_space();
+  ASSERT_EQ(obs.dtype(), DType::Float64);
+  ASSERT_EQ(obs.numel(), 17 + 6 + 1);
+  std::vector<double> o(24);
+  env->reset(3, std::as_writable_bytes(std::span(o)));
+  EXPECT_TRUE(std::all_of(o.begin() + 17, o.end(), [](double v) { return v == 0.0; }));
+  const std::vector<float> a{0.5f, -0.25f, 1.0f, 0.0f, -1.0f, 0.125f};
+  const auto r = env->step(std::span<const float>(a), std::as_writable_bytes(std::span(o)));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(o[static_cast<std::size_t>(17 + i)], static_cast<double>(a[static_cast<std::size_t>(i)]));
+  EXPECT_EQ(o[23], r.reward);
+  ConformanceOptions opt;
+  opt.episodes_per_seed = 1;
+  const auto report = check_env_conformance(
+      [] { return make_env("HalfCheetahDirPiecewise-v0", YAML::Load("{wrappers: [previous_action_reward]}")); }, opt);
+  EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+}  // namespace
+}  // namespace rlzoo

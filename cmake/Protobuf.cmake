@@ -1,0 +1,18 @@
+# rlzoo_add_protos(target proto...): compiles .proto files into the target. protoc runs from
+# the repository root so generated headers are included by their source path, e.g.
+# "core/logging/proto/event.pb.h" (protobuf_generate would root them at the target's folder).
+function(rlzoo_add_protos target)
+  set(srcs)
+  foreach(proto ${ARGN})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${proto})
+    string(REGEX REPLACE "\\.proto$" "" stem "${rel}")
+    set(outs ${PROJECT_BINARY_DIR}/${stem}.pb.h ${PROJECT_BINARY_DIR}/${stem}.pb.cc)
+    add_custom_command(OUTPUT ${outs}
+      COMMAND protobuf::protoc --cpp_out ${PROJECT_BINARY_DIR} -I ${PROJECT_SOURCE_DIR} ${proto}
+      DEPENDS ${ARGN} protobuf::protoc COMMENT "protoc ${rel}" VERBATIM)
+    list(APPEND srcs ${outs})
+  endforeach()
+  target_sources(${target} PRIVATE ${srcs})
+  target_include_directories(${target} PUBLIC ${PROJECT_BINARY_DIR})
+  target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
+endfunction()

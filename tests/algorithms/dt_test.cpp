@@ -1,0 +1,290 @@
+// The Decision Transformer and BC: returns-to-go, context windows, %BC selection, the model's
+// causal structure and padding, and a tiny DT that imitates CartPole episodes and follows the
+// return it is asked for.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "agents/agent.h"
+#include "agents/datasets/dataset_writer.h"
+#include "algorithms/builtin.h"
+#include "algorithms/dt/decision_transformer.h"
+#include "algorithms/dt/dt_agent.h"
+#include "algorithms/dt/offline_data.h"
+#include "core/common/error.h"
+#include "core/registry/env_registry.h"
+#include "envs/builtin.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo::dt {
+namespace {
+
+OfflineEpisode episode(std::int64_t T, float reward, float state_base) {
+  OfflineEpisode e;
+  e.states = torch::arange(T, torch::kFloat32).unsqueeze(1) + state_base;  // S = 1: the step index + base
+  e.actions = torch::full({T, 1}, 0.5f);
+  e.rewards = torch::full({T}, reward);
+  return e;
+}
+
+TEST(Dt, ReturnsToGoRunToTheEpisodeEnd) {
+  const auto rtg = returns_to_go(torch::tensor({1.0, 2.0, 3.0, -1.0}));
+  EXPECT_TRUE(torch::equal(rtg, torch::tensor({5.0f, 4.0f, 2.0f, -1.0f})));
+}
+
+TEST(Dt, SequenceWindowsAreLeftPaddedWithAbsoluteTimestepsAndFullReturnsToGo) {
+  // One episode of 5 steps with reward 1: every window starts at a drawn step t and holds
+  // min(K, 5 - t) real steps right-aligned.
+  OfflineData data({episode(5, 1.0f, 0.0f)}, /*discrete=*/false);
+  Rng rng(3);
+  const std::int64_t K = 3;
+  const auto w = data.windows(200, K, /*rtg_scale=*/10.0, /*max_ep_len=*/100, rng);
+  ASSERT_EQ(w.states.sizes(), (std::vector<std::int64_t>{200, K, 1}));
+  std::set<std::int64_t> starts;
+  for (std::int64_t b = 0; b < 200; ++b) {
+    const auto n = w.valid[b].sum().item<std::int64_t>();
+    const auto t0 = w.timesteps[b][K - n].item<std::int64_t>();
+    starts.insert(t0);
+    EXPECT_EQ(n, std::min<std::int64_t>(K, 5 - t0));
+    for (std::int64_t k = 0; k < K; ++k) {
+      if (k < K - n) {  // padding: zeros everywhere
+        EXPECT_FALSE(w.valid[b][k].item<bool>());
+        EXPECT_EQ(w.rtg[b][k].item<float>(), 0.0f);
+        EXPECT_EQ(w.actions[b][k][0].item<float>(), 0.0f);
+        EXPECT_EQ(w.states[b][k][0].item<float>(), 0.0f);
+        continue;
+      }
+      const auto t = t0 + (k - (K - n));
+      EXPECT_EQ(w.timesteps[b][k].item<std::int64_t>(), t);
+      EXPECT_FLOAT_EQ(w.rtg[b][k].item<float>(), static_cast<float>(5 - t) / 10.0f);  // to the episode's end
+      // States are normalised by the dataset's statistics (mean 2, std sqrt(2)).
+      EXPECT_NEAR(w.states[b][k][0].item<float>(), (static_cast<double>(t) - 2.0) / (std::sqrt(2.0) + 1e-6), 1e-5);
+    }
+  }
+  EXPECT_EQ(starts.size(), 5u) << "every step should start some window";
+}
+
+TEST(Dt, HistoryWindowsEndAtTheDrawnStep) {
+  OfflineData data({episode(4, 1.0f, 0.0f)}, false);
+  Rng rng(5);
+  const auto w = data.windows(100, 3, 1.0, 100, rng, WindowKind::history);
+  for (std::int64_t b = 0; b < 100; ++b) {
+    ASSERT_TRUE(w.valid[b][2].item<bool>());
+    const auto t = w.timesteps[b][2].item<std::int64_t>();
+    EXPECT_EQ(w.valid[b].sum().item<std::int64_t>(), std::min<std::int64_t>(3, t + 1));
+  }
+}
+
+TEST(Dt, KeepTopSelectsTheBestEpisodesByReturn) {
+  // Returns 10 (10 steps), 40 (20 steps), 5 (50 steps), 60 (20 steps).
+  OfflineData data({episode(10, 1, 0), episode(20, 2, 0), episode(50, 0.1f, 0), episode(20, 3, 0)}, false);
+  data.keep_top(0.2);  // 20 of 100 steps: the best episode (return 60) holds them
+  EXPECT_EQ(data.kept_episodes(), 1);
+  EXPECT_EQ(data.kept_steps(), 20);
+  Rng rng(1);
+  const auto w = data.windows(50, 1, 1.0, 100, rng);
+  EXPECT_TRUE(torch::all(w.rtg <= 60.0f + 1e-4).item<bool>());
+  EXPECT_TRUE(torch::all(w.rtg >= 3.0f - 1e-4).item<bool>()) << "windows from the return-60 episode only";
+  data.keep_top(0.3);  // 20 steps are not 30: the next best (return 40) joins
+  EXPECT_EQ(data.kept_episodes(), 2);
+  data.keep_top(1.0);
+  EXPECT_EQ(data.kept_steps(), 100);
+  EXPECT_DOUBLE_EQ(data.best_return(), 60.0);
+  EXPECT_THROW(data.keep_top(0.0), UserError);
+}
+
+SequenceModelOptions tiny_options(bool discrete) {
+  SequenceModelOptions o;
+  o.state_dim = 3;
+  o.action_dim = discrete ? 4 : 2;
+  o.discrete = discrete;
+  o.max_ep_len = 50;
+  o.transformer = TransformerOptions{.width = 16, .layers = 2, .heads = 2, .dropout = 0.1};
+  return o;
+}
+
+struct Inputs {
+  torch::Tensor s, a, r, t, v;
+};
+
+Inputs random_inputs(bool discrete, std::int64_t B, std::int64_t K) {
+  Inputs in;
+  in.s = torch::randn({B, K, 3});
+  in.a = discrete ? torch::randint(0, 4, {B, K}, torch::kInt64) : torch::rand({B, K, 2}) * 2 - 1;
+  in.r = torch::randn({B, K});
+  in.t = torch::arange(K, torch::kInt64).expand({B, K}).contiguous();
+  in.v = torch::ones({B, K}, torch::kBool);
+  return in;
+}
+
+TEST(Dt, ActionOfStepTDependsOnNoActionFromTOn) {
+  for (bool discrete : {false, true}) {
+    torch::manual_seed(0);
+    DecisionTransformer model(tiny_options(discrete));
+    model->eval();
+    torch::NoGradGuard no_grad;
+    auto in = random_inputs(discrete, 2, 6);
+    const auto y = model->forward(in.s, in.a, in.r, in.t, in.v);
+    auto a2 = in.a.clone();
+    a2.slice(1, 3) = discrete ? torch::randint(0, 4, {2, 3}, torch::kInt64) : torch::rand({2, 3, 2}) * 2 - 1;
+    auto s2 = in.s.clone();
+    s2.slice(1, 4) = torch::randn({2, 2, 3});
+    const auto y2 = model->forward(in.s, a2, in.r, in.t, in.v);
+    const auto y3 = model->forward(s2, in.a, in.r, in.t, in.v);
+    EXPECT_TRUE(torch::allclose(y.slice(1, 0, 4), y2.slice(1, 0, 4), 0, 1e-6)) << "a_3.. leaked into step <= 3";
+    EXPECT_GT((y.slice(1, 4) - y2.slice(1, 4)).abs().max().item<double>(), 1e-5) << "a_3 must inform step 4";
+    EXPECT_TRUE(torch::allclose(y.slice(1, 0, 4), y3.slice(1, 0, 4), 0, 1e-6)) << "s_4.. leaked into step <= 3";
+    if (!discrete) EXPECT_TRUE(torch::all(y.abs() <= 1).item<bool>()) << "continuous actions are tanh-bounded";
+  }
+}
+
+TEST(Dt, LeftPaddingMatchesTheShortWindow) {
+  torch::manual_seed(1);
+  DecisionTransformer model(tiny_options(false));
+  model->eval();
+  torch::NoGradGuard no_grad;
+  auto in = random_inputs(false, 1, 5);
+  auto valid = in.v.clone();
+  valid.slice(1, 0, 2) = false;
+  auto junk = in.s.clone();
+  junk.slice(1, 0, 2) = 100.0;  // anything in the padded steps
+  const auto padded = model->forward(junk, in.a, in.r, in.t, valid);
+  const auto short_window = model->forward(in.s.slice(1, 2), in.a.slice(1, 2), in.r.slice(1, 2), in.t.slice(1, 2),
+                                           in.v.slice(1, 2));
+  EXPECT_TRUE(torch::allclose(padded.slice(1, 2), short_window, 1e-5, 1e-5));
+}
+
+TEST(Dt, ActionLossCountsValidStepsOnly) {
+  const auto pred = torch::tensor({{{0.0f}, {1.0f}}});
+  const auto target = torch::tensor({{{5.0f}, {0.0f}}});
+  const auto valid = torch::tensor({{false, true}});
+  EXPECT_FLOAT_EQ(action_loss(pred, target, valid, false).item<float>(), 1.0f);
+  const auto logits = torch::tensor({{{0.0f, 0.0f}, {100.0f, 0.0f}}});
+  const auto labels = torch::tensor({{1, 0}}, torch::kInt64);
+  EXPECT_NEAR(action_loss(logits, labels, valid, true).item<float>(), 0.0f, 1e-5);
+}
+
+// CartPole episodes from two scripted policies: a balancing one (long, high return) and one that
+// always pushes left (short, low return), written as an rlzoo dataset.
+std::string write_cartpole_dataset() {
+  register_builtin_envs();
+  const auto dir = test::make_temp_dir("dt_cartpole") + "/data";
+  auto env = make_env("CartPole-v1");
+  data::DatasetWriter out(dir, "CartPole-v1", env->observation_space(), env->action_space(), {{"made_by", "dt_test"}});
+  std::vector<std::byte> obs(env->observation_space().byte_size());
+  for (int ep = 0; ep < 8; ++ep) {
+    const bool good = ep % 2 == 0;
+    data::EpisodeData e;
+    env->reset(100 + ep, obs);
+    for (;;) {
+      const auto* o = reinterpret_cast<const float*>(obs.data());
+      const std::int64_t a = good ? (o[2] + 0.5f * o[3] > 0 ? 1 : 0) : 0;
+      e.observations.insert(e.observations.end(), obs.begin(), obs.end());
+      const auto* ab = reinterpret_cast<const std::byte*>(&a);
+      e.actions.insert(e.actions.end(), ab, ab + sizeof a);
+      const auto r = env->step(a, obs);
+      e.rewards.push_back(static_cast<float>(r.reward));
+      if (r.done() || e.length() >= 200) {
+        e.terminated = r.terminated;
+        e.truncated = !r.terminated;
+        break;
+      }
+    }
+    out.add(e);
+  }
+  out.close();
+  return dir;
+}
+
+TEST(DtLearning, TinyDtImitatesCartPoleEpisodesAndFollowsTheTargetReturn) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  const auto dir = write_cartpole_dataset();
+  auto agent = make_agent("dt", "CartPole-v1",
+                          {"hyperparams.dataset=" + dir, "hyperparams.context=5", "hyperparams.width=32",
+                           "hyperparams.layers=1", "hyperparams.dropout=0.0", "hyperparams.batch_size=32",
+                           "hyperparams.learning_rate=0.003", "hyperparams.warmup_steps=50",
+                           "hyperparams.rtg_scale=100", "log_every=100000", "seed=0"});
+  agent->set_progress_bar(false);
+  agent->learn(3000);
+  auto& dt = dynamic_cast<DtAgent&>(*agent);
+  EXPECT_DOUBLE_EQ(dt.target_return(), 200.0) << "target 0 asks for the dataset's best return";
+
+  // Along the first (balancing) episode of the data, asked for what is left of its 200, it takes
+  // the data's actions.
+  auto env = make_env("CartPole-v1");
+  std::vector<std::byte> obs(env->observation_space().byte_size());
+  env->reset(100, obs);
+  ActOptions opts;
+  double remaining = 200;
+  int agree = 0, steps = 0;
+  for (; steps < 200; ++steps) {
+    const auto* o = reinterpret_cast<const float*>(obs.data());
+    const std::int64_t scripted = o[2] + 0.5f * o[3] > 0 ? 1 : 0;
+    opts.target_return = torch::tensor({static_cast<float>(remaining)});
+    const auto out = agent->act_with_state({torch::from_blob(obs.data(), {1, 4}, torch::kFloat32).clone()}, opts);
+    opts.recurrent_state = out.recurrent_state;
+    agree += out.actions[0].item<std::int64_t>() == scripted;
+    const auto r = env->step(scripted, obs);
+    remaining -= r.reward;
+    if (r.done()) break;
+  }
+  EXPECT_GE(agree, 0.95 * steps) << agree << " of " << steps << " actions as the data's";
+
+  // Asked for the best return it balances (long episodes, if not all of 500 steps: a few wrong
+  // actions off the data's states can tip the pole); asked for 9 it fails early like the
+  // always-left policy.
+  const auto high = agent->evaluate(4);
+  const auto save_dir = test::make_temp_dir("dt_cartpole_agent") + "/agent";
+  agent->save(save_dir);
+  const auto low = load_agent(save_dir, {"hyperparams.target_return=9"})->evaluate(4);
+  EXPECT_GE(high.mean_return(), 100.0);
+  EXPECT_LE(low.mean_return(), 20.0);
+  // The saved agent (without its dataset: the state statistics travel with it) acts the same.
+  EXPECT_EQ(load_agent(save_dir)->evaluate(4).returns, high.returns);
+}
+
+TEST(DtLearning, BcAndPercentBcTrainOnTheSameData) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  const auto dir = write_cartpole_dataset();
+  // %BC on the best half of the steps keeps only balancing episodes: it balances.
+  auto agent = make_agent("bc", "CartPole-v1",
+                          {"hyperparams.dataset=" + dir, "hyperparams.context=1", "hyperparams.pct_traj=0.5",
+                           "hyperparams.dropout=0.0", "hyperparams.learning_rate=0.001",
+                           "hyperparams.warmup_steps=10", "log_every=100000", "seed=0"});
+  agent->set_progress_bar(false);
+  agent->learn(800);
+  EXPECT_FALSE(agent->recurrent());
+  EXPECT_GE(agent->evaluate(4).mean_return(), 150.0);
+}
+
+TEST(Dt, BadSettingsAreClearErrors) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  const auto dir = write_cartpole_dataset();
+  // No dataset key.
+  EXPECT_THROW(make_agent("dt", "CartPole-v1"), UserError);
+  // A dataset that is not there fails at learn(), naming it.
+  auto missing = make_agent("dt", "CartPole-v1", {"hyperparams.dataset=/nonexistent/data"});
+  try {
+    missing->learn(1);
+    FAIL() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/data"), std::string::npos) << e.what();
+  }
+  // CartPole's data do not fit MountainCar's observations... (2 values, not 4)
+  auto other = make_agent("dt", "MountainCar-v0", {"hyperparams.dataset=" + dir});
+  EXPECT_THROW(other->learn(1), UserError);
+  EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.width=30",
+                                               "hyperparams.heads=4"}),
+               UserError);
+  EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.pct_traj=0"}), UserError);
+  if (!torch::cuda::is_available())
+    EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.device=cuda"}),
+                 UserError);
+}
+
+}  // namespace
+}  // namespace rlzoo::dt

@@ -1,0 +1,432 @@
+// The dataset format: write/read round trips (bytes back exactly, many chunks), the manifest,
+// merging, and corrupt or mismatched data reported with file and byte offset.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "agents/datasets/as_floats.h"
+#include "agents/datasets/chunk_file.h"
+#include "agents/datasets/dataset_reader.h"
+#include "agents/datasets/dataset_writer.h"
+#include "agents/datasets/merge.h"
+#include "core/checkpoint/durable_io.h"
+#include "core/spaces/space_json.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo::data {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// An episode of `steps` steps whose bytes depend on (seed, position), so every byte is checked.
+EpisodeData make_episode(const Space& obs, const Space& act, std::int64_t steps, std::uint64_t seed,
+                         bool final_observation = true) {
+  Rng rng(seed);
+  EpisodeData e;
+  const auto t = static_cast<std::size_t>(steps);
+  e.observations.resize(t * obs.byte_size());
+  e.actions.resize(t * act.byte_size());
+  for (std::size_t i = 0; i < t; ++i) {
+    obs.sample(rng, Bytes(e.observations).subspan(i * obs.byte_size(), obs.byte_size()));
+    act.sample(rng, Bytes(e.actions).subspan(i * act.byte_size(), act.byte_size()));
+    e.rewards.push_back(static_cast<float>(rng.uniform(-2, 2)));
+  }
+  if (final_observation) {
+    e.final_observation.resize(obs.byte_size());
+    obs.sample(rng, e.final_observation);
+  }
+  e.terminated = seed % 2 == 0;
+  e.truncated = seed % 3 == 0;
+  return e;
+}
+
+void expect_same(const EpisodeData& a, const EpisodeData& b, std::int64_t index) {
+  EXPECT_EQ(a.observations, b.observations) << "episode " << index;
+  EXPECT_EQ(a.actions, b.actions) << "episode " << index;
+  EXPECT_EQ(a.rewards, b.rewards) << "episode " << index;
+  EXPECT_EQ(a.final_observation, b.final_observation) << "episode " << index;
+  EXPECT_EQ(a.terminated, b.terminated) << "episode " << index;
+  EXPECT_EQ(a.truncated, b.truncated) << "episode " << index;
+}
+
+std::vector<EpisodeData> write_dataset(const fs::path& dir, const Space& obs, const Space& act, int episodes,
+                                       WriterOptions options = {}, std::uint64_t seed0 = 0) {
+  std::vector<EpisodeData> written;
+  DatasetWriter w(dir, "Test-v0", obs, act, {{"made_by", "dataset_test"}}, options);
+  for (int i = 0; i < episodes; ++i) {
+    written.push_back(make_episode(obs, act, 1 + (i * 7) % 13, seed0 + static_cast<std::uint64_t>(i)));
+    w.add(written.back());
+  }
+  w.close();
+  return written;
+}
+
+fs::path fresh(const std::string& name) { return fs::path(test::make_temp_dir("rlzoo-dataset")) / name; }
+
+TEST(Dataset, BoxRoundTripGivesTheSameBytesAndManifest) {
+  const Space obs = Space::box(-kInf, kInf, {4}), act = Space::box(-1, 1, {2}, DType::Float64);
+  const fs::path dir = fresh("d");
+  const auto written = write_dataset(dir, obs, act, 6);
+
+  DatasetReader reader(dir);
+  const DatasetInfo& info = reader.info();
+  EXPECT_EQ(info.env, "Test-v0");
+  EXPECT_TRUE(info.observation_space == obs);
+  EXPECT_TRUE(info.action_space == act);
+  EXPECT_EQ(info.source["made_by"], "dataset_test");
+  ASSERT_EQ(info.episodes, 6);
+  std::int64_t steps = 0;
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    EXPECT_EQ(info.lengths[i], written[i].length());
+    EXPECT_EQ(info.returns[i], written[i].episode_return());
+    steps += written[i].length();
+  }
+  EXPECT_EQ(info.steps, steps);
+  ASSERT_EQ(info.chunks.size(), 1u);  // 64 MiB default: everything in one chunk
+  EXPECT_EQ(info.chunks[0].file, "chunk-000000.rlzd");
+
+  const auto back = reader.read_all();
+  ASSERT_EQ(back.size(), written.size());
+  for (std::size_t i = 0; i < back.size(); ++i) expect_same(back[i], written[i], static_cast<std::int64_t>(i));
+
+  // The manifest is the documented JSON.
+  const json j = json::parse(durable::read_file(dir / "dataset.json"));
+  EXPECT_EQ(j["format"], "rlzoo-dataset");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["observation_space"]["low"], "-inf");
+  EXPECT_EQ(j["episodes"], 6);
+  EXPECT_EQ(j["chunks"][0]["episodes"], 6);
+}
+
+TEST(Dataset, DiscreteAndDictObservationsRoundTrip) {
+  const Space discrete = Space::discrete(5, 2);
+  const Space dict = Space::dict({{"image", Space::box(0, 255, {3, 3}, DType::UInt8)},
+                                  {"flags", Space::multi_binary({3})},
+                                  {"pos", Space::box(-kInf, kInf, {2}, DType::Float64)},
+                                  {"room", Space::discrete(4)}});
+  const Space act = Space::multi_discrete({3, 2});
+  for (const Space& obs : {discrete, dict}) {
+    const fs::path dir = fresh("d");
+    const auto written = write_dataset(dir, obs, act, 4);
+    DatasetReader reader(dir);
+    EXPECT_TRUE(reader.info().observation_space == obs) << obs.describe();
+    std::int64_t seen = 0;
+    reader.for_each([&](std::int64_t i, EpisodeData&& e) {
+      EXPECT_EQ(i, seen++);
+      expect_same(e, written[static_cast<std::size_t>(i)], i);
+    });
+    EXPECT_EQ(seen, 4);
+  }
+}
+
+TEST(Dataset, SmallChunkBytesSplitsIntoManyChunksReadInOrder) {
+  const Space obs = Space::box(-1, 1, {8}), act = Space::discrete(3);
+  const fs::path dir = fresh("d");
+  WriterOptions options;
+  options.chunk_bytes = 300;  // a few episodes per chunk
+  const auto written = write_dataset(dir, obs, act, 25, options);
+  DatasetReader reader(dir);
+  const auto& chunks = reader.info().chunks;
+  ASSERT_GT(chunks.size(), 4u);
+  std::int64_t episodes = 0;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    EXPECT_EQ(chunks[c].file, chunk_file_name(c));
+    EXPECT_TRUE(fs::exists(dir / chunks[c].file));
+    episodes += chunks[c].episodes;
+    // A chunk is closed after the episode that took it past chunk_bytes; only the last may be smaller.
+    if (c + 1 < chunks.size()) {
+      EXPECT_GT(fs::file_size(dir / chunks[c].file), options.chunk_bytes);
+    }
+  }
+  EXPECT_EQ(episodes, 25);
+  const auto back = reader.read_all();
+  ASSERT_EQ(back.size(), 25u);
+  for (std::size_t i = 0; i < back.size(); ++i) expect_same(back[i], written[i], static_cast<std::int64_t>(i));
+}
+
+TEST(Dataset, EpisodeWithoutFinalObservationAndEmptyDataset) {
+  const Space obs = Space::box(-1, 1, {2}), act = Space::discrete(2);
+  const fs::path dir = fresh("d");
+  {
+    DatasetWriter w(dir, "", obs, act, nullptr);
+    w.add(make_episode(obs, act, 3, 1, /*final_observation=*/false));
+  }  // closed by the destructor
+  const auto back = DatasetReader(dir).read_all();
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_TRUE(back[0].final_observation.empty());
+
+  const fs::path empty = fresh("e");
+  DatasetWriter(empty, "", obs, act, nullptr).close();
+  DatasetReader reader(empty);
+  EXPECT_EQ(reader.info().episodes, 0);
+  EXPECT_TRUE(reader.read_all().empty());
+}
+
+TEST(Dataset, WriterRefusesANonEmptyDirectoryUnlessOverwriting) {
+  const Space obs = Space::box(-1, 1, {2}), act = Space::discrete(2);
+  const fs::path dir = fresh("d");
+  write_dataset(dir, obs, act, 3);
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "", obs, act, nullptr); }),
+              HasSubstr(dir.string() + ": the directory is not empty (chunk-000000.rlzd, dataset.json)"));
+  std::ofstream(dir / "notes.txt") << "kept";
+  WriterOptions overwrite;
+  overwrite.overwrite = true;
+  const auto written = write_dataset(dir, obs, act, 2, overwrite, 100);
+  const auto back = DatasetReader(dir).read_all();
+  ASSERT_EQ(back.size(), 2u);
+  expect_same(back[1], written[1], 1);
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));  // only the dataset's own files are replaced
+
+  const fs::path file = fs::path(test::make_temp_dir("rlzoo-dataset")) / "plain";
+  std::ofstream(file) << "x";
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(file, "", obs, act, nullptr); }),
+              HasSubstr("exists and is not a directory"));
+}
+
+TEST(Dataset, AbandonLeavesNoDatasetBehind) {
+  const Space obs = Space::box(-1, 1, {2}), act = Space::discrete(2);
+  WriterOptions small;
+  small.chunk_bytes = 100;
+  const fs::path dir = fresh("d");
+  {
+    DatasetWriter w(dir, "", obs, act, nullptr, small);
+    for (int i = 0; i < 4; ++i) w.add(make_episode(obs, act, 5, static_cast<std::uint64_t>(i)));
+    ASSERT_GT(w.info().chunks.size(), 1u);
+    w.abandon();
+  }  // the destructor writes nothing after abandon()
+  EXPECT_FALSE(fs::exists(dir));  // it created the directory, so it removes it
+  const fs::path existing = fresh("e");
+  fs::create_directory(existing);
+  {
+    DatasetWriter w(existing, "", obs, act, nullptr);
+    w.add(make_episode(obs, act, 5, 1));
+    w.abandon();
+  }
+  EXPECT_TRUE(fs::is_directory(existing));
+  EXPECT_TRUE(fs::is_empty(existing));
+}
+
+TEST(Dataset, BadEpisodeSizesNameTheEpisodeAndField) {
+  const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(2);
+  const fs::path dir = fresh("d");
+  DatasetWriter w(dir, "", obs, act, nullptr);
+  w.add(make_episode(obs, act, 4, 1));
+  EpisodeData bad = make_episode(obs, act, 4, 2);
+  bad.observations.resize(bad.observations.size() - 4);
+  EXPECT_EQ(test::error_of([&] { w.add(bad); }),
+            "episode 1: field 'observations' has 44 bytes; 4 steps of Box(-1, 1, (3,), float32) (12 bytes each) need 48");
+  bad = make_episode(obs, act, 4, 2);
+  bad.actions.push_back(std::byte{0});
+  EXPECT_THAT(test::error_of([&] { w.add(bad); }), HasSubstr("episode 1: field 'actions' has 33 bytes"));
+  bad = make_episode(obs, act, 4, 2);
+  bad.final_observation.resize(8);
+  EXPECT_THAT(test::error_of([&] { w.add(bad); }), HasSubstr("episode 1: field 'final_observation' has 8 bytes"));
+  bad = make_episode(obs, act, 4, 2);
+  bad.rewards[2] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THAT(test::error_of([&] { w.add(bad); }), HasSubstr("episode 1: field 'rewards': the reward of step 2 is nan"));
+  EXPECT_THAT(test::error_of([&] { w.add(EpisodeData{}); }), HasSubstr("episode 1: field 'rewards' is empty"));
+  w.add(make_episode(obs, act, 2, 3));  // the rejected episodes left nothing behind
+  w.close();
+  EXPECT_EQ(DatasetReader(dir).info().lengths, (std::vector<std::int64_t>{4, 2}));
+}
+
+// Flips one byte of a file.
+void flip_byte(const fs::path& file, std::uint64_t offset) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c;
+  f.get(c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ 0x40));
+}
+
+std::string read_error(const fs::path& dir) {
+  return test::error_of([&] { DatasetReader(dir).for_each([](std::int64_t, EpisodeData&&) {}); });
+}
+
+TEST(Dataset, CorruptChunksNameFileAndOffset) {
+  const Space obs = Space::box(-1, 1, {4}), act = Space::discrete(2);
+  const fs::path dir = fresh("d");
+  write_dataset(dir, obs, act, 3);
+  const fs::path chunk = dir / "chunk-000000.rlzd";
+  const std::string pristine = durable::read_file(chunk);
+  // Record offsets from the framing: [len][crc][payload] after the 8-byte magic.
+  std::vector<std::uint64_t> offsets;
+  for (std::uint64_t at = 8; at < pristine.size();) {
+    offsets.push_back(at);
+    std::uint32_t len;
+    std::memcpy(&len, pristine.data() + at, 4);
+    at += 8 + len;
+  }
+  ASSERT_EQ(offsets.size(), 3u);
+  auto restore = [&] { durable::replace_file(chunk, pristine); };
+
+  // A flipped payload byte of the second record: CRC mismatch at that record's offset.
+  flip_byte(chunk, offsets[1] + 8 + 5);
+  EXPECT_THAT(read_error(dir), HasSubstr(chunk.string() + ": byte offset " + std::to_string(offsets[1]) + ": CRC mismatch"));
+  restore();
+  // A flipped CRC byte.
+  flip_byte(chunk, offsets[2] + 4);
+  EXPECT_THAT(read_error(dir), HasSubstr(chunk.string() + ": byte offset " + std::to_string(offsets[2]) + ": CRC mismatch"));
+  restore();
+  // Bad magic.
+  flip_byte(chunk, 2);
+  EXPECT_THAT(read_error(dir), HasSubstr(chunk.string() + ": byte offset 0: bad magic"));
+  restore();
+  // Truncated inside the last record: its header announces more than is left.
+  fs::resize_file(chunk, pristine.size() - 3);
+  EXPECT_THAT(read_error(dir), HasSubstr(chunk.string() + ": byte offset " + std::to_string(offsets[2]) +
+                                         ": truncated record: its header announces"));
+  // Truncated inside a header.
+  fs::resize_file(chunk, offsets[2] + 5);
+  EXPECT_THAT(read_error(dir), HasSubstr("byte offset " + std::to_string(offsets[2]) + ": truncated record: 5 bytes left"));
+  // Truncated at a record boundary: fewer episodes than the manifest lists.
+  fs::resize_file(chunk, offsets[2]);
+  EXPECT_THAT(read_error(dir), HasSubstr("byte offset " + std::to_string(offsets[2]) +
+                                         ": end of file after 2 episodes; dataset.json lists 3 for this chunk"));
+  restore();
+  EXPECT_EQ(read_error(dir), "");
+}
+
+TEST(Dataset, ManifestProblemsAreClearErrors) {
+  const Space obs = Space::box(-1, 1, {4}), act = Space::discrete(2);
+  const fs::path dir = fresh("d");
+  write_dataset(dir, obs, act, 3);
+  const fs::path manifest = dir / "dataset.json";
+  const json good = json::parse(durable::read_file(manifest));
+  auto with = [&](const std::function<void(json&)>& edit) {
+    json j = good;
+    edit(j);
+    durable::replace_file(manifest, j.dump());
+    return test::error_of([&] { DatasetReader(dir).for_each([](std::int64_t, EpisodeData&&) {}); });
+  };
+  EXPECT_THAT(with([](json& j) { j["format"] = "other"; }),
+              HasSubstr(manifest.string() + ": format \"other\" is not \"rlzoo-dataset\""));
+  EXPECT_THAT(with([](json& j) { j["version"] = 2; }),
+              HasSubstr(manifest.string() + ": format version 2 is newer than this rlzoo reads (1)"));
+  EXPECT_THAT(with([](json& j) { j.erase("chunks"); }), HasSubstr(manifest.string() + ": missing key 'chunks'"));
+  EXPECT_THAT(with([](json& j) { j["steps"] = j["steps"].get<int>() + 1; }), HasSubstr("the chunks hold 3 episodes and"));
+  EXPECT_THAT(with([](json& j) { j["returns"].erase(0); }), HasSubstr("3 episodes but 2 returns and 3 lengths"));
+  EXPECT_THAT(with([](json& j) { j["observation_space"]["dtype"] = "float16"; }),
+              HasSubstr(manifest.string() + ": observation_space: key 'dtype'"));
+  // Lengths that disagree with the records: caught while reading, with the record's offset.
+  EXPECT_THAT(with([](json& j) {
+                const auto l0 = j["lengths"][0].get<int>(), l1 = j["lengths"][1].get<int>();
+                j["lengths"][0] = l1;
+                j["lengths"][1] = l0;
+              }),
+              HasSubstr(": byte offset 8: episode 0 has 1 steps, dataset.json says 8"));
+  // A space of the wrong size: every record fails its size check.
+  EXPECT_THAT(with([](json& j) { j["observation_space"]["shape"] = {5}; }),
+              HasSubstr("byte offset 8: episode 0: field 'observations' has 16 bytes"));
+  durable::replace_file(manifest, "{not json");
+  EXPECT_THAT(test::error_of([&] { DatasetReader{dir}; }), HasSubstr(manifest.string() + ": invalid JSON"));
+  fs::remove(manifest);
+  EXPECT_THAT(test::error_of([&] { DatasetReader{dir}; }), HasSubstr("no dataset.json; not an rlzoo dataset"));
+  EXPECT_THAT(test::error_of([&] { DatasetReader{dir / "missing"}; }), HasSubstr("no such dataset directory"));
+}
+
+TEST(Dataset, MergeCopiesChunksAndConcatenates) {
+  const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(4);
+  WriterOptions small;
+  small.chunk_bytes = 200;
+  const fs::path a = fresh("a"), b = fresh("b"), out = fresh("m");
+  auto wa = write_dataset(a, obs, act, 5, small, 0);
+  auto wb = write_dataset(b, obs, act, 4, {}, 50);
+  MergeOptions options;
+  options.source = {{"command", "test"}};
+  merge_datasets(out, {a, b}, options);
+
+  DatasetReader merged(out);
+  const DatasetInfo& info = merged.info();
+  const DatasetInfo ia = DatasetReader(a).info(), ib = DatasetReader(b).info();
+  EXPECT_EQ(info.env, "Test-v0");
+  EXPECT_EQ(info.episodes, 9);
+  EXPECT_EQ(info.steps, ia.steps + ib.steps);
+  ASSERT_EQ(info.chunks.size(), ia.chunks.size() + ib.chunks.size());
+  for (std::size_t c = 0; c < info.chunks.size(); ++c) {
+    const fs::path from = c < ia.chunks.size() ? a / ia.chunks[c].file : b / ib.chunks[c - ia.chunks.size()].file;
+    EXPECT_EQ(durable::read_file(out / info.chunks[c].file), durable::read_file(from)) << c;  // byte for byte
+  }
+  EXPECT_EQ(info.source["command"], "test");
+  ASSERT_EQ(info.source["inputs"].size(), 2u);
+  EXPECT_EQ(info.source["inputs"][1]["path"], b.string());
+  EXPECT_EQ(info.source["inputs"][1]["source"]["made_by"], "dataset_test");
+  std::vector<EpisodeData> expected = wa;
+  expected.insert(expected.end(), wb.begin(), wb.end());
+  const auto back = merged.read_all();
+  ASSERT_EQ(back.size(), expected.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    expect_same(back[i], expected[i], static_cast<std::int64_t>(i));
+    EXPECT_EQ(info.returns[i], expected[i].episode_return());
+  }
+}
+
+TEST(Dataset, MergeRejectsMismatchedSpacesAndKeepsEnvOnlyWhenShared) {
+  const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(4);
+  const fs::path a = fresh("a"), b = fresh("b"), c = fresh("c");
+  write_dataset(a, obs, act, 2);
+  write_dataset(b, obs, act, 2);
+  write_dataset(c, Space::box(-1, 1, {4}), act, 2);
+  const fs::path out = fresh("m");
+  EXPECT_EQ(test::error_of([&] { merge_datasets(out, {a, b, c}); }),
+            "merge: " + c.string() + " has observation space Box(-1, 1, (4,), float32), but " + a.string() +
+                " has Box(-1, 1, (3,), float32)");
+  EXPECT_FALSE(fs::exists(out));  // nothing written before the inputs were checked
+  const fs::path d = fresh("d");
+  write_dataset(d, obs, Space::discrete(5), 1);
+  EXPECT_THAT(test::error_of([&] { merge_datasets(out, {a, d}); }),
+              HasSubstr("merge: " + d.string() + " has action space Discrete(5), but"));
+  EXPECT_THAT(test::error_of([&] { merge_datasets(a, {a, b}); }), HasSubstr("is also an input"));
+
+  // Different env ids merge into "".
+  const fs::path e = fresh("e");
+  DatasetWriter(e, "Other-v0", obs, act, nullptr).close();
+  merge_datasets(out, {a, e});
+  EXPECT_EQ(DatasetReader(out).info().env, "");
+  EXPECT_EQ(DatasetReader(out).info().episodes, 2);
+}
+
+TEST(Dataset, AsFloatsConvertsEveryKind) {
+  auto bytes = [](const auto& values) {
+    const auto* p = reinterpret_cast<const std::byte*>(values.data());
+    return std::vector<std::byte>(p, p + values.size() * sizeof(values[0]));
+  };
+  EXPECT_EQ(as_floats(Space::discrete(5, 1), bytes(std::vector<std::int64_t>{1, 5, 3})),
+            (std::vector<float>{1, 5, 3}));
+  EXPECT_EQ(as_floats(Space::multi_discrete({3, 4}), bytes(std::vector<std::int64_t>{2, 3, 0, 1})),
+            (std::vector<float>{2, 3, 0, 1}));
+  EXPECT_EQ(as_floats(Space::multi_binary({3}), bytes(std::vector<std::uint8_t>{1, 0, 1, 0, 0, 1})),
+            (std::vector<float>{1, 0, 1, 0, 0, 1}));
+  EXPECT_EQ(as_floats(Space::box(0, 255, {2}, DType::UInt8), bytes(std::vector<std::uint8_t>{0, 255})),
+            (std::vector<float>{0, 255}));
+  EXPECT_EQ(as_floats(Space::box(-9, 9, {2}, DType::Int32), bytes(std::vector<std::int32_t>{-7, 8})),
+            (std::vector<float>{-7, 8}));
+  EXPECT_EQ(as_floats(Space::box(-9, 9, {2}, DType::Int64), bytes(std::vector<std::int64_t>{-7, 8})),
+            (std::vector<float>{-7, 8}));
+  EXPECT_EQ(as_floats(Space::box(-1, 1, {2}), bytes(std::vector<float>{0.25f, -0.5f})),
+            (std::vector<float>{0.25f, -0.5f}));
+  EXPECT_EQ(as_floats(Space::box(-1, 1, {1}, DType::Float64), bytes(std::vector<double>{0.1})),
+            (std::vector<float>{0.1f}));
+  // Dict: fields in order, the padding after the 1-byte MultiBinary skipped.
+  const Space dict = Space::dict({{"b", Space::multi_binary({1})}, {"x", Space::box(-1, 1, {1}, DType::Float64)}});
+  ASSERT_EQ(dict.byte_size(), 16u);
+  std::vector<std::byte> element(16);
+  element[0] = std::byte{1};
+  const double x = -0.75;
+  std::memcpy(element.data() + 8, &x, 8);
+  EXPECT_EQ(as_floats(dict, element), (std::vector<float>{1, -0.75f}));
+  EXPECT_THAT(test::error_of([&] { as_floats(Space::discrete(2), std::vector<std::byte>(12)); }),
+              HasSubstr("as_floats: 12 bytes are not a whole number of elements of Discrete(2)"));
+}
+
+}  // namespace
+}  // namespace rlzoo::data
