@@ -8,6 +8,7 @@
 #include "agents/algorithm_registry.h"
 #include "agents/nets/observation.h"
 #include "core/config/yaml_io.h"
+#include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 
 namespace rlzoo {
@@ -45,6 +46,7 @@ ActResult Agent::act_with_state(const std::vector<torch::Tensor>& obs, const Act
 EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
   const YAML::Node cfg = config();
+  const EnvPurposeScope evaluation(EnvPurpose::evaluation);  // wrappers such as record_episodes stay inert
   auto env = make_env(cfg["env"].as<std::string>(), cfg["env_kwargs"], ConfigContext("env_kwargs"));
   std::vector<std::byte> obs(env->observation_space().byte_size());
   EvalResult result;

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "agents/datasets/record_episodes.h"
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dt/dt_agent.h"
@@ -20,6 +21,9 @@ void register_builtin_algorithms() {
     pg::register_vr_pg();
     secbad::register_secbad();
     dt::register_dt();
+    // Presets name record_episodes in their wrapper lists; everything that makes agents from
+    // presets comes through here (rlzoo_envs cannot: it does not link rlzoo_datasets).
+    data::register_dataset_wrappers();
   });
 }
 

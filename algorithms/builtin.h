@@ -1,4 +1,5 @@
-// Registers every built-in algorithm with the algorithm registry (idempotent). Explicit, so
+// Registers every built-in algorithm with the algorithm registry (idempotent), and the dataset
+// wrappers presets may name (record_episodes, agents/datasets/record_episodes.h). Explicit, so
 // that static linking keeps them.
 #pragma once
 

@@ -12,6 +12,7 @@ void add_train_bench_command(CLI::App& bench);
 void add_runtime_bench_command(CLI::App& bench);
 void add_doudizhu_bench_command(CLI::App& bench);
 void add_secbad_bench_command(CLI::App& bench);
+void add_dt_bench_command(CLI::App& bench);
 #endif
 
 void add_bench_commands(CLI::App& app) {
@@ -26,6 +27,7 @@ void add_bench_commands(CLI::App& app) {
   add_runtime_bench_command(*bench);
   add_doudizhu_bench_command(*bench);
   add_secbad_bench_command(*bench);
+  add_dt_bench_command(*bench);
 #endif
 }
 

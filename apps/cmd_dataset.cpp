@@ -5,6 +5,7 @@
 //   rlzoo dataset collect --env ENV --episodes N --out D [--seed k]      (uniform random policy)
 //   rlzoo dataset info D [--json] [--check]
 //   rlzoo dataset merge --out D IN1 IN2 ...
+//   rlzoo dataset slice IN --out D (--first-steps N | --first-episodes N | --last-episodes N)
 //   rlzoo dataset import FILE.hdf5 --out D [--env ENV]                   (D4RL or Minari layout)
 #include <algorithm>
 #include <cmath>
@@ -12,14 +13,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <yaml-cpp/yaml.h>
 
 #include "agents/datasets/collect.h"
 #include "agents/datasets/dataset_reader.h"
 #include "agents/datasets/hdf5_import.h"
 #include "agents/datasets/merge.h"
+#include "agents/datasets/slice.h"
 #include "apps/commands.h"
 #include "core/checkpoint/manifest.h"
+#include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/spaces/space_json.h"
 #ifdef RLZOO_WITH_TORCH
@@ -148,6 +152,9 @@ void run_collect(const CollectArgs& a, const std::string& command_line) {
     return;
   }
 #ifdef RLZOO_WITH_TORCH
+  // The agent's env_kwargs may name record_episodes (it recorded its training): the envs made
+  // here are not training envs, and the dataset they feed is --out.
+  EnvPurposeScope not_training(EnvPurpose::evaluation);
   auto agent = load_agent(a.agent);
   agent->set_progress_bar(false);
   const YAML::Node cfg = agent->config();
@@ -223,6 +230,29 @@ void run_merge(const std::string& out, const std::vector<std::string>& inputs, b
              out, return_line(info));
 }
 
+struct SliceArgs {
+  std::string in, out;
+  std::optional<std::int64_t> first_steps, first_episodes, last_episodes;
+  bool overwrite = false;
+};
+
+void run_slice(const SliceArgs& a, const std::string& command_line) {
+  const int given = a.first_steps.has_value() + a.first_episodes.has_value() + a.last_episodes.has_value();
+  if (given != 1)
+    throw UserError("dataset slice: give exactly one of --first-steps N, --first-episodes N, --last-episodes N");
+  data::SliceOptions options;
+  options.by = a.first_steps ? data::SliceBy::first_steps
+               : a.first_episodes ? data::SliceBy::first_episodes
+                                  : data::SliceBy::last_episodes;
+  options.n = a.first_steps ? *a.first_steps : a.first_episodes ? *a.first_episodes : *a.last_episodes;
+  options.writer.overwrite = a.overwrite;
+  options.source = {{"command", command_line}, {"rlzoo_version", RLZOO_VERSION}};
+  const data::DatasetInfo info = data::slice_dataset(a.in, a.out, options);
+  const std::int64_t first = info.source["slice"]["first_episode"].get<std::int64_t>();
+  fmt::print("sliced episodes {} .. {} ({} episodes, {} steps) of {} into {}: {}\n", first,
+             first + info.episodes - 1, info.episodes, info.steps, a.in, a.out, return_line(info));
+}
+
 void run_import(const std::string& file, const std::string& out, const std::string& env, bool overwrite,
                 const std::string& command_line) {
   data::ImportOptions options;
@@ -237,7 +267,7 @@ void run_import(const std::string& file, const std::string& out, const std::stri
 }  // namespace
 
 void add_dataset_commands(CLI::App& app, const std::string& command_line) {
-  auto* dataset = app.add_subcommand("dataset", "Offline episode datasets: collect, inspect, merge, import");
+  auto* dataset = app.add_subcommand("dataset", "Offline episode datasets: collect, inspect, merge, slice, import");
   dataset->require_subcommand(1);
 
   auto c = std::make_shared<CollectArgs>();
@@ -272,6 +302,23 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line) {
   merge->add_option("inputs", *merge_inputs, "Input dataset directories, in order")->required();
   merge->add_flag("--overwrite", *merge_overwrite, "Replace a dataset already in --out");
   merge->callback([=] { run_merge(*merge_out, *merge_inputs, *merge_overwrite, command_line); });
+
+  auto sl = std::make_shared<SliceArgs>();
+  auto* slice = dataset->add_subcommand(
+      "slice", "Copy a prefix or suffix of a dataset's episodes into a new dataset (e.g. a recording up to step N)");
+  slice->add_option("in", sl->in, "Input dataset directory")->required();
+  slice->add_option("--out,-o", sl->out, "Dataset directory to create")->required();
+  auto* first_steps = slice->add_option("--first-steps", sl->first_steps,
+                                        "The first episodes whose lengths sum to at most N steps")
+                          ->check(CLI::PositiveNumber);
+  auto* first_episodes =
+      slice->add_option("--first-episodes", sl->first_episodes, "The first N episodes")->check(CLI::PositiveNumber);
+  auto* last_episodes =
+      slice->add_option("--last-episodes", sl->last_episodes, "The last N episodes")->check(CLI::PositiveNumber);
+  first_steps->excludes(first_episodes)->excludes(last_episodes);
+  first_episodes->excludes(last_episodes);
+  slice->add_flag("--overwrite", sl->overwrite, "Replace a dataset already in --out");
+  slice->callback([sl, command_line] { run_slice(*sl, command_line); });
 
   auto import_file = std::make_shared<std::string>();
   auto import_out = std::make_shared<std::string>();

@@ -18,6 +18,7 @@
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
 #include "core/common/png_writer.h"
+#include "core/env/env_purpose.h"
 #include "core/runtime/stop.h"
 #ifdef RLZOO_WITH_MUJOCO
 #include "envs/mujoco/mujoco_env.h"
@@ -176,6 +177,9 @@ void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_ep
               const std::string& record_dir = "", int width = 640, int height = 480, bool render = false,
               const std::vector<std::string>& sets = {}, std::optional<double> target_return = std::nullopt) {
   if (render && !record_dir.empty()) throw UserError("give either --render or --record, not both");
+  // Every env made here is an evaluation env, the training envs an agent restores included: a
+  // run recorded with record_episodes is evaluated without touching its recording.
+  const EnvPurposeScope evaluation(EnvPurpose::evaluation);
   auto agent = load_agent(dir, sets);
   if (target_return) {
     if (agent->algorithm() != "dt")

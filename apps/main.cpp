@@ -4,9 +4,10 @@
 #include <exception>
 #include <fmt/format.h>
 
+#include "agents/datasets/record_episodes.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
-#include "core/platform/allocator.h"
+#include "core/platform/process_environment.h"
 #include "core/runtime/thread_group.h"
 #include "envs/builtin.h"
 #ifdef RLZOO_WITH_TORCH
@@ -14,8 +15,9 @@
 #endif
 
 int main(int argc, char** argv) {
-  rlzoo::keep_freed_memory_in_heap(argv);  // may re-execute once: see core/platform/allocator.h
+  rlzoo::tune_process_environment(argv);  // may re-execute once: see core/platform/process_environment.h
   rlzoo::register_builtin_envs();
+  rlzoo::data::register_dataset_wrappers();  // record_episodes (agents/datasets/record_episodes.h)
 #ifdef RLZOO_WITH_TORCH
   rlzoo::register_builtin_algorithms();
 #endif

@@ -28,6 +28,11 @@ class DatasetReader {
   // Calls f(index, episode) for every episode in order (index 0 .. episodes-1), reading one
   // chunk file at a time and one record at a time.
   void for_each(const std::function<void(std::int64_t index, EpisodeData&& episode)>& f) const;
+  // The same for episodes begin .. end-1 only: chunk files before begin are not opened, and
+  // reading stops after episode end-1 (records before begin in its chunk are read and
+  // CRC-checked, not decoded). Throws UserError unless 0 <= begin <= end <= episodes.
+  void for_each_in(std::int64_t begin, std::int64_t end,
+                   const std::function<void(std::int64_t index, EpisodeData&& episode)>& f) const;
   // Every episode in memory.
   std::vector<EpisodeData> read_all() const;
 

@@ -8,6 +8,7 @@
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dt/dataset_episodes.h"
+#include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
@@ -217,6 +218,8 @@ ActResult DtAgent::act_with_state(const std::vector<torch::Tensor>& obs, const A
 
 EvalResult DtAgent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
+  const EnvPurposeScope evaluation(EnvPurpose::evaluation);  // wrappers such as record_episodes stay inert
+  configure_threads(setup_.preset.torch_threads, setup_.preset.torch_threads);
   EvalResult result;
   result.returns.resize(static_cast<std::size_t>(episodes));
   result.lengths.resize(static_cast<std::size_t>(episodes));

@@ -6,6 +6,7 @@
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/ppo/ppo_loss.h"
+#include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
@@ -331,6 +332,7 @@ torch::Tensor SecbadAgent::act(const std::vector<torch::Tensor>& obs, const ActO
 EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
   torch::NoGradGuard no_grad;
+  const EnvPurposeScope evaluation(EnvPurpose::evaluation);  // wrappers such as record_episodes stay inert
   EvalResult result;
   diagnostics_ = {};
   std::int64_t within = 0, prior_within = 0, hyps = 0, within_eff = 0, prior_within_eff = 0;

@@ -22,7 +22,7 @@ std::unique_ptr<Env> make_env(const std::string& id, const YAML::Node& kwargs, c
   env_kwargs.reset(kwargs);
   if (kwargs && kwargs.IsMap() && kwargs["wrappers"]) {
     YAML::Node rest = YAML::Clone(kwargs);
-    wrappers.reset(rest["wrappers"]);
+    wrappers.reset(kwargs["wrappers"]);  // the caller's node (read only): a clone has no marks for errors
     rest.remove("wrappers");
     env_kwargs.reset(rest.size() == 0 ? YAML::Node() : rest);
   }

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from png_plot import mean_ci  # noqa: E402
 from secbad import ENVS, ROOT, run  # noqa: E402
 
-EVAL_RE = re.compile(r"mean return (\S+) \+/- (\S+) over (\d+) episodes.*segment_map_within_2: (\S+)\s+"
-                     r"segment_prior_within_2: (\S+)")
+EVAL_RE = re.compile(r"mean return (\S+) \+/- (\S+) over (\d+) episodes")
+METRIC_RE = re.compile(r"(segment_\w+): (\S+)")
 
 
 def preset_kl(env):
@@ -43,17 +43,18 @@ def train(args, env, kl, seed):
 
 
 def evaluate(args, d, std):
-    """(return, map_within_2, prior_within_2) of d/final with likelihood_std = std, cached in d."""
+    """{return, segment_* metrics} of d/final with likelihood_std = std, cached in d."""
     cache = d / f"tune_eval_std_{std:g}_n{args.episodes}.txt"
     if not cache.exists():
         out = subprocess.run(["nice", "-n", str(args.nice), args.rlzoo, "eval", str(d / "final"), "-n",
                               str(args.episodes), "--set", f"hyperparams.likelihood_std={std}"],
                              cwd=ROOT, check=True, capture_output=True, text=True).stdout
         cache.write_text(out)
-    m = EVAL_RE.search(cache.read_text())
+    text = cache.read_text()
+    m = EVAL_RE.search(text)
     if not m:
         sys.exit(f"secbad_tune: cannot read {cache}")
-    return float(m.group(1)), float(m.group(4)), float(m.group(5))
+    return {"return": float(m.group(1)), **{k: float(v) for k, v in METRIC_RE.findall(text)}}
 
 
 def fmt(values):
@@ -87,13 +88,18 @@ def main():
              f"unchanged; preset value {preset_kl(env):g}); every final agent evaluated on {args.episodes} "
              "deterministic episodes per likelihood_std, segments inferred. Mean ± 95% interval over seeds. "
              "Made by scripts/reproduce/secbad_tune.py.", "",
-             "| kl_weight | likelihood_std | eval return | MAP length within ±2 | prior-only within ±2 |",
-             "|---|---|---|---|---|"]
+             "Segment-length accuracy: the most likely length within ±2 steps of the truth (MAP) against a "
+             "prior-only guess; \"changed\": the same against segments that start only where the context really "
+             "changed (a redraw may repeat the context).", "",
+             "| kl_weight | likelihood_std | eval return | MAP within ±2 | prior-only | MAP, changed | prior-only, changed |",
+             "|---|---|---|---|---|---|---|"]
+    keys = ["return", "segment_map_within_2", "segment_prior_within_2", "segment_map_within_2_changed",
+            "segment_prior_within_2_changed"]
     for kl in args.kl:
         for std in args.std:
             v = [scores[(kl, s, std)] for s in range(args.seeds)]
-            lines.append(f"| {kl:g} | {std:g} | {fmt([x[0] for x in v])} | {fmt([x[1] for x in v])} | "
-                         f"{fmt([x[2] for x in v])} |")
+            cells = [fmt([x[k] for x in v]) if all(k in x for x in v) else "—" for k in keys]
+            lines.append(f"| {kl:g} | {std:g} | " + " | ".join(cells) + " |")
     out = Path(args.out) / f"secbad_tune_{env}.md"
     out.write_text("\n".join(lines) + "\n")
     print(f"[secbad_tune] report: {out}", flush=True)

@@ -1,4 +1,5 @@
-// `rlzoo dataset collect/info/merge/import` end to end, and their user errors.
+// `rlzoo dataset collect/info/merge/slice/import` end to end, their user errors, and a training
+// run recorded with the record_episodes wrapper.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -153,6 +154,47 @@ TEST(DatasetCli, CollectFromASavedAgent) {
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("noise is added to float Box actions; CartPole-v1 has action space Discrete(2)"));
   EXPECT_FALSE(fs::exists(tmp / "c"));  // options are checked before anything is written
+}
+
+// A training run recorded by the record_episodes wrapper, set from the command line; its
+// evaluations record nothing, evaluating it later leaves the recording alone; then its first
+// 100 steps are sliced off.
+TEST(DatasetCli, RecordATrainingRunAndSliceIt) {
+  const fs::path tmp = test::make_temp_dir("rlzoo-dataset-cli");
+  const std::string run = (tmp / "run").string(), rec = (tmp / "rec").string();
+  auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=256 --set hyperparams.n_steps=64 "
+                 "--set hyperparams.batch_size=32 --set hyperparams.n_envs=2 --set eval.every=128 "
+                 "--set eval.episodes=2 --set checkpoint.every=0 --seed 1 -q --run-dir " + run +
+                 " --set 'env_kwargs.wrappers=[{record_episodes: {dir: " + rec + "}}]'");
+  if (r.status != 0 && r.err.find("unknown command") != std::string::npos) GTEST_SKIP() << "built without LibTorch";
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json m = manifest(rec);
+  EXPECT_EQ(m["env"], "CartPole-v1");
+  EXPECT_EQ(m["source"]["recorded_by"], "record_episodes");
+  // 2 envs x 128 steps; the episodes still running at the end are dropped.
+  EXPECT_GE(m["episodes"].get<int>(), 4);
+  EXPECT_LE(m["steps"].get<int>(), 256);
+  const std::string before = slurp(fs::path(rec) / "dataset.json");
+
+  r = rlzoo("eval " + run + " --episodes 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(slurp(fs::path(rec) / "dataset.json"), before);
+
+  const std::string out = (tmp / "first100").string();
+  r = rlzoo("dataset slice " + rec + " --first-steps 100 --out " + out);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("sliced episodes 0 .. "));
+  int episodes = 0, steps = 0;
+  for (const auto& length : m["lengths"]) {
+    if (steps + length.get<int>() > 100) break;
+    steps += length.get<int>();
+    ++episodes;
+  }
+  const json s = manifest(out);
+  EXPECT_EQ(s["episodes"], episodes);
+  EXPECT_EQ(s["steps"], steps);
+  EXPECT_EQ(s["source"]["slice"]["by"], "first_steps");
+  EXPECT_EQ(s["source"]["sliced_from"]["source"]["recorded_by"], "record_episodes");
 }
 
 }  // namespace

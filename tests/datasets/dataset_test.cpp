@@ -214,6 +214,107 @@ TEST(Dataset, AbandonLeavesNoDatasetBehind) {
   EXPECT_TRUE(fs::is_empty(existing));
 }
 
+TEST(Dataset, AppendAddsNewChunksAndRewritesTheManifestOnClose) {
+  const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(4);
+  const fs::path dir = fresh("d");
+  auto written = write_dataset(dir, obs, act, 3);
+  const std::string first_chunk = durable::read_file(dir / "chunk-000000.rlzd");
+  std::ofstream(dir / "chunk-000001.rlzd") << "left by a writer that crashed before its manifest";
+
+  WriterOptions append;
+  append.append = true;
+  {
+    DatasetWriter w(dir, "Test-v0", obs, act, {{"made_by", "append"}}, append);
+    EXPECT_EQ(w.episodes_before(), 3);
+    for (std::uint64_t i = 0; i < 2; ++i) {
+      written.push_back(make_episode(obs, act, 4, 50 + i));
+      w.add(written.back());
+    }
+    EXPECT_EQ(read_manifest(dir).episodes, 3);  // readers see the old dataset until close()
+    w.close();
+  }
+  const DatasetReader reader(dir);
+  const DatasetInfo& info = reader.info();
+  EXPECT_EQ(info.episodes, 5);
+  ASSERT_EQ(info.chunks.size(), 2u);
+  EXPECT_EQ(info.chunks[1].file, "chunk-000002.rlzd");  // the orphan's name is skipped, not reused
+  EXPECT_EQ(durable::read_file(dir / "chunk-000000.rlzd"), first_chunk);
+  EXPECT_EQ(info.source["made_by"], "dataset_test");
+  EXPECT_EQ(info.source["appends"], json::parse(R"([{"made_by": "append"}])"));
+  const auto back = reader.read_all();
+  ASSERT_EQ(back.size(), 5u);
+  for (std::size_t i = 0; i < back.size(); ++i) expect_same(back[i], written[i], static_cast<std::int64_t>(i));
+
+  // A writer that gives up leaves the dataset as it was.
+  {
+    DatasetWriter w(dir, "Test-v0", obs, act, nullptr, append);
+    w.add(make_episode(obs, act, 2, 9));
+    w.abandon();
+  }
+  EXPECT_EQ(read_manifest(dir).episodes, 5);
+  EXPECT_EQ(DatasetReader(dir).read_all().size(), 5u);
+
+  // Append to a directory without a dataset: a new one.
+  const fs::path empty = fresh("new");
+  DatasetWriter(empty, "Test-v0", obs, act, nullptr, append).close();
+  EXPECT_EQ(read_manifest(empty).episodes, 0);
+}
+
+TEST(Dataset, AppendRefusesOtherSpacesAndAnotherWriterOfTheDirectory) {
+  const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(4);
+  const fs::path dir = fresh("d");
+  write_dataset(dir, obs, act, 2);
+  WriterOptions append;
+  append.append = true;
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "Other-v0", obs, act, nullptr, append); }),
+              HasSubstr("cannot append episodes of Other-v0 to a dataset of Test-v0"));
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "Test-v0", obs, Space::discrete(5), nullptr, append); }),
+              HasSubstr("cannot append: the dataset's action space is Discrete(4)"));
+  WriterOptions both = append;
+  both.overwrite = true;
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "Test-v0", obs, act, nullptr, both); }),
+              HasSubstr("append and overwrite exclude each other"));
+
+  DatasetWriter first(dir, "Test-v0", obs, act, nullptr, append);
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "Test-v0", obs, act, nullptr, append); }),
+              HasSubstr(dir.string() + ": another writer (in this or another process) has this dataset open"));
+  WriterOptions overwrite;
+  overwrite.overwrite = true;  // nor may another writer clear it meanwhile
+  EXPECT_THAT(test::error_of([&] { DatasetWriter(dir, "Test-v0", obs, act, nullptr, overwrite); }),
+              HasSubstr("another writer"));
+  first.close();
+  DatasetWriter(dir, "Test-v0", obs, act, nullptr, append).close();  // free again
+  EXPECT_EQ(read_manifest(dir).episodes, 2);
+}
+
+TEST(Dataset, ForEachInReadsOnlyTheRangeAcrossChunks) {
+  const Space obs = Space::box(-1, 1, {8}), act = Space::discrete(3);
+  const fs::path dir = fresh("d");
+  WriterOptions options;
+  options.chunk_bytes = 300;
+  const auto written = write_dataset(dir, obs, act, 25, options);
+  const DatasetReader reader(dir);
+  ASSERT_GT(reader.info().chunks.size(), 4u);
+  for (auto [begin, end] : std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 25}, {0, 0}, {3, 4}, {7, 19}, {24, 25}, {25, 25}}) {
+    std::vector<std::int64_t> seen;
+    reader.for_each_in(begin, end, [&](std::int64_t i, EpisodeData&& e) {
+      seen.push_back(i);
+      expect_same(e, written[static_cast<std::size_t>(i)], i);
+    });
+    ASSERT_EQ(static_cast<std::int64_t>(seen.size()), end - begin) << begin << ".." << end;
+    for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k], begin + static_cast<std::int64_t>(k));
+  }
+  // Chunks before the range are not opened: a missing one does not matter to a later range.
+  const std::string first = reader.info().chunks.front().file;
+  const std::int64_t in_first = reader.info().chunks.front().episodes;
+  fs::remove(dir / first);
+  std::int64_t n = 0;
+  reader.for_each_in(in_first, 25, [&](std::int64_t, EpisodeData&&) { ++n; });
+  EXPECT_EQ(n, 25 - in_first);
+  EXPECT_THAT(test::error_of([&] { reader.for_each_in(3, 26, [](std::int64_t, EpisodeData&&) {}); }),
+              HasSubstr("episodes 3 .. 25 requested; the dataset has episodes 0 .. 24"));
+}
+
 TEST(Dataset, BadEpisodeSizesNameTheEpisodeAndField) {
   const Space obs = Space::box(-1, 1, {3}), act = Space::discrete(2);
   const fs::path dir = fresh("d");

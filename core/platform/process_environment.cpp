@@ -1,4 +1,4 @@
-#include "core/platform/allocator.h"
+#include "core/platform/process_environment.h"
 
 #include <cstdlib>
 
@@ -8,12 +8,13 @@
 
 namespace rlzoo {
 
-void keep_freed_memory_in_heap(char** argv) {
+void tune_process_environment(char** argv) {
 #if defined(__linux__) && defined(__GLIBC__)
-  if (std::getenv("RLZOO_MALLOC_TUNED")) return;
-  setenv("RLZOO_MALLOC_TUNED", "1", 1);
+  if (std::getenv("RLZOO_PROCESS_TUNED")) return;
+  setenv("RLZOO_PROCESS_TUNED", "1", 1);
   setenv("MALLOC_MMAP_THRESHOLD_", "33554432", 0);  // 0: keep the user's own setting
   setenv("MALLOC_TRIM_THRESHOLD_", "1073741824", 0);
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   execv("/proc/self/exe", argv);  // returns only when it failed: go on untuned
 #else
   (void)argv;
