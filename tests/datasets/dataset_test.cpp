@@ -15,6 +15,7 @@
 #include "agents/datasets/merge.h"
 #include "core/checkpoint/durable_io.h"
 #include "core/spaces/space_json.h"
+#include "tests/datasets/episode_fixtures.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::data {
@@ -26,36 +27,8 @@ using json = nlohmann::json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// An episode of `steps` steps whose bytes depend on (seed, position), so every byte is checked.
-EpisodeData make_episode(const Space& obs, const Space& act, std::int64_t steps, std::uint64_t seed,
-                         bool final_observation = true) {
-  Rng rng(seed);
-  EpisodeData e;
-  const auto t = static_cast<std::size_t>(steps);
-  e.observations.resize(t * obs.byte_size());
-  e.actions.resize(t * act.byte_size());
-  for (std::size_t i = 0; i < t; ++i) {
-    obs.sample(rng, Bytes(e.observations).subspan(i * obs.byte_size(), obs.byte_size()));
-    act.sample(rng, Bytes(e.actions).subspan(i * act.byte_size(), act.byte_size()));
-    e.rewards.push_back(static_cast<float>(rng.uniform(-2, 2)));
-  }
-  if (final_observation) {
-    e.final_observation.resize(obs.byte_size());
-    obs.sample(rng, e.final_observation);
-  }
-  e.terminated = seed % 2 == 0;
-  e.truncated = seed % 3 == 0;
-  return e;
-}
-
-void expect_same(const EpisodeData& a, const EpisodeData& b, std::int64_t index) {
-  EXPECT_EQ(a.observations, b.observations) << "episode " << index;
-  EXPECT_EQ(a.actions, b.actions) << "episode " << index;
-  EXPECT_EQ(a.rewards, b.rewards) << "episode " << index;
-  EXPECT_EQ(a.final_observation, b.final_observation) << "episode " << index;
-  EXPECT_EQ(a.terminated, b.terminated) << "episode " << index;
-  EXPECT_EQ(a.truncated, b.truncated) << "episode " << index;
-}
+using fixtures::expect_same;
+using fixtures::make_episode;
 
 std::vector<EpisodeData> write_dataset(const fs::path& dir, const Space& obs, const Space& act, int episodes,
                                        WriterOptions options = {}, std::uint64_t seed0 = 0) {

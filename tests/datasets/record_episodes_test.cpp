@@ -17,6 +17,7 @@
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
+#include "tests/datasets/episode_fixtures.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::data {
@@ -76,12 +77,7 @@ struct Driver {
 };
 
 void expect_same(const EpisodeData& a, const EpisodeData& b, std::size_t index) {
-  EXPECT_EQ(a.observations, b.observations) << "episode " << index;
-  EXPECT_EQ(a.actions, b.actions) << "episode " << index;
-  EXPECT_EQ(a.rewards, b.rewards) << "episode " << index;
-  EXPECT_EQ(a.final_observation, b.final_observation) << "episode " << index;
-  EXPECT_EQ(a.terminated, b.terminated) << "episode " << index;
-  EXPECT_EQ(a.truncated, b.truncated) << "episode " << index;
+  fixtures::expect_same(a, b, static_cast<std::int64_t>(index));
 }
 
 void expect_dataset(const fs::path& dir, const std::vector<EpisodeData>& expected) {

@@ -9,6 +9,7 @@
 #include "agents/datasets/dataset_writer.h"
 #include "agents/datasets/slice.h"
 #include "core/common/rng.h"
+#include "tests/datasets/episode_fixtures.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::data {
@@ -22,25 +23,12 @@ const std::vector<std::int64_t> kLengths = {3, 5, 2, 7, 4, 6};
 
 // Episodes of kLengths steps with bytes drawn from a seeded Rng, written with small chunks.
 std::vector<EpisodeData> write_input(const fs::path& dir, const Space& obs, const Space& act) {
-  Rng rng(17);
   std::vector<EpisodeData> episodes;
   WriterOptions options;
   options.chunk_bytes = 200;  // a few episodes per chunk
   DatasetWriter w(dir, "Test-v0", obs, act, {{"made_by", "slice_test"}}, options);
-  for (std::int64_t steps : kLengths) {
-    EpisodeData e;
-    const auto t = static_cast<std::size_t>(steps);
-    e.observations.resize(t * obs.byte_size());
-    e.actions.resize(t * act.byte_size());
-    for (std::size_t i = 0; i < t; ++i) {
-      obs.sample(rng, Bytes(e.observations).subspan(i * obs.byte_size(), obs.byte_size()));
-      act.sample(rng, Bytes(e.actions).subspan(i * act.byte_size(), act.byte_size()));
-      e.rewards.push_back(static_cast<float>(rng.uniform(-1, 1)));
-    }
-    e.final_observation.resize(obs.byte_size());
-    obs.sample(rng, e.final_observation);
-    e.terminated = steps % 2 == 0;
-    e.truncated = !e.terminated;
+  for (std::size_t k = 0; k < kLengths.size(); ++k) {
+    EpisodeData e = fixtures::make_episode(obs, act, kLengths[k], 17 + k);
     w.add(e);
     episodes.push_back(std::move(e));
   }
