@@ -159,25 +159,18 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
                            const StepEpisodes& episodes, ConstBytes final_obs, TrainingMonitor& monitor,
                            CallbackList* callbacks) {
   const auto n = static_cast<std::int64_t>(rewards_in.size());
-  const auto term =
-      torch::from_blob(const_cast<std::uint8_t*>(episodes.terminated.data()), {n}, torch::kUInt8).to(torch::kBool);
-  const auto trunc =
-      torch::from_blob(const_cast<std::uint8_t*>(episodes.truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
-  const auto dones = (term | trunc).to(torch::kFloat32);
-  auto rewards = torch::from_blob(const_cast<double*>(rewards_in.data()), {n}, torch::kFloat64).to(torch::kFloat32);
-  if (reward_norm_) rewards = reward_norm_->normalize(rewards, dones, /*update=*/true);
-  // Time-outs are not terminal: bootstrap from the true final observation (SB3). A recurrent
-  // policy sees it as the episode's next step: from the state after this step, not reset.
-  const auto timeouts = (trunc & term.logical_not()).nonzero().squeeze(-1);
-  if (timeouts.numel() > 0) {
-    auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
-    for (auto& f : finals) f = f.index_select(0, timeouts);
-    const auto x = preprocess(finals, /*update=*/false);
-    const auto v = recurrent() ? continued_values(x, rnn_state_.index_select(2, timeouts),
-                                                  torch::zeros({timeouts.size(0)}, torch::kBool))
-                               : policy_->value(x);
-    rewards.index_add_(0, timeouts, static_cast<float>(cfg_.gamma) * v);
-  }
+  // A recurrent policy sees a time-out's final observation as the episode's next step: from the
+  // state after this step, not reset.
+  const auto [rewards, dones] = ppo_step_rewards(
+      rewards_in, episodes.terminated, episodes.truncated, reward_norm_.get(), cfg_.gamma,
+      [&](const torch::Tensor& timeouts) {
+        auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
+        for (auto& f : finals) f = f.index_select(0, timeouts);
+        const auto x = preprocess(finals, /*update=*/false);
+        return recurrent() ? continued_values(x, rnn_state_.index_select(2, timeouts),
+                                              torch::zeros({timeouts.size(0)}, torch::kBool))
+                           : policy_->value(x);
+      });
   buffer_->add(obs, actions, rewards, dones, values, log_probs, masks, episode_starts);
   num_timesteps_ += n;
   return monitor.after_step(*this, episodes, num_timesteps_, callbacks);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "agents/normalizers.h"
 #include "core/logging/logger.h"
 
 namespace rlzoo {
@@ -76,6 +77,21 @@ PpoUpdateStats run_ppo_epochs(
     }
   }
   return stats;
+}
+
+StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
+                             std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
+                             const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values) {
+  const auto n = static_cast<std::int64_t>(rewards.size());
+  const auto term = torch::from_blob(const_cast<std::uint8_t*>(terminated.data()), {n}, torch::kUInt8).to(torch::kBool);
+  const auto trunc = torch::from_blob(const_cast<std::uint8_t*>(truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
+  StepRewards out;
+  out.dones = (term | trunc).to(torch::kFloat32);
+  out.rewards = torch::from_blob(const_cast<double*>(rewards.data()), {n}, torch::kFloat64).to(torch::kFloat32);
+  if (norm) out.rewards = norm->normalize(out.rewards, out.dones, /*update=*/true);
+  const auto timeouts = (trunc & term.logical_not()).nonzero().squeeze(-1);
+  if (timeouts.numel() > 0) out.rewards.index_add_(0, timeouts, static_cast<float>(gamma) * final_values(timeouts));
+  return out;
 }
 
 }  // namespace rlzoo

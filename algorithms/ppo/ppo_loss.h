@@ -4,7 +4,9 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "agents/buffers/rollout_buffer.h"
@@ -14,6 +16,18 @@
 namespace rlzoo {
 
 class Logger;
+class RewardNormalizer;
+
+// What PPO stores for one vector-env step: the rewards (normalised when `norm` is given, which
+// updates its statistics) and the done flags. Time-outs (truncated, not terminated) are not
+// terminal: their reward gets gamma x V(final observation) added (SB3's bootstrap), the values
+// coming from `final_values(rows)` for those rows ([k] int64) of the step.
+struct StepRewards {
+  torch::Tensor rewards, dones;  // [n] float32
+};
+StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
+                             std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
+                             const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values);
 
 struct PpoLoss {
   torch::Tensor loss, pg_loss, value_loss, entropy_loss;

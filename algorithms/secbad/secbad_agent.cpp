@@ -234,20 +234,15 @@ void SecbadAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callba
           if (!ended[static_cast<std::size_t>(i)]) open_[static_cast<std::size_t>(i)].next_start = tracker_->map_length(i) == 1;
     }
 
-    // PPO's bookkeeping (as PpoAgent::record_step).
-    const auto term_t = torch::from_blob(const_cast<std::uint8_t*>(term.data()), {n}, torch::kUInt8).to(torch::kBool);
-    const auto trunc_t = torch::from_blob(const_cast<std::uint8_t*>(trunc.data()), {n}, torch::kUInt8).to(torch::kBool);
-    const auto dones = (term_t | trunc_t).to(torch::kFloat32);
-    auto rewards = torch::from_blob(const_cast<double*>(raw_rewards.data()), {n}, torch::kFloat64).to(torch::kFloat32);
-    if (reward_norm_) rewards = reward_norm_->normalize(rewards, dones, /*update=*/true);
-    const auto timeouts = (trunc_t & term_t.logical_not()).nonzero().squeeze(-1);
-    if (timeouts.numel() > 0) {  // bootstrap from the final state with the belief it was acted on with
-      std::vector<torch::Tensor> fin;
-      for (const auto& x : obs) fin.push_back(x.index_select(0, timeouts));
-      fin[0] = state_norm_ ? state_norm_->normalize(finals.index_select(0, timeouts), false)
-                           : finals.index_select(0, timeouts);
-      rewards.index_add_(0, timeouts, static_cast<float>(cfg_.ppo.gamma) * policy_->value(fin));
-    }
+    // PPO's bookkeeping: time-outs bootstrap from the final state with the belief it was acted on with.
+    const auto [rewards, dones] =
+        ppo_step_rewards(raw_rewards, term, trunc, reward_norm_.get(), cfg_.ppo.gamma, [&](const torch::Tensor& rows) {
+          std::vector<torch::Tensor> fin;
+          for (const auto& x : obs) fin.push_back(x.index_select(0, rows));
+          fin[0] = state_norm_ ? state_norm_->normalize(finals.index_select(0, rows), false)
+                               : finals.index_select(0, rows);
+          return policy_->value(fin);
+        });
     buffer_->add(obs, actions, rewards, dones, values, log_probs);
     num_timesteps_ += n;
     const StepEpisodes episodes{term, trunc, venv_->episode_returns(), venv_->episode_lengths()};
