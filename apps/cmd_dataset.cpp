@@ -1,6 +1,6 @@
 // `rlzoo dataset`: offline episode datasets (docs/datasets.md).
 //
-//   rlzoo dataset collect --agent RUN_OR_AGENT_DIR --episodes N --out D [--epsilon e] [--noise s]
+//   rlzoo dataset collect --agent RUN_OR_AGENT_DIR (--episodes N | --steps N) --out D [--epsilon e] [--noise s]
 //                         [--seed k] [--stochastic]
 //   rlzoo dataset collect --env ENV --episodes N --out D [--seed k]      (uniform random policy)
 //   rlzoo dataset info D [--json] [--check]
@@ -40,7 +40,7 @@ using json = nlohmann::json;
 
 struct CollectArgs {
   std::string agent, env, out;
-  std::int64_t episodes = 0;
+  std::int64_t episodes = 0, steps = 0;
   double epsilon = 0.0, noise = 0.0;
   std::uint64_t seed = 0;
   bool stochastic = false, overwrite = false;
@@ -113,6 +113,7 @@ class AgentPolicy : public data::CollectPolicy {
 void collect_into(Env& env, data::CollectPolicy& policy, const CollectArgs& a, json source) {
   data::CollectOptions options;
   options.episodes = a.episodes;
+  options.steps = a.steps;
   options.epsilon = a.epsilon;
   options.noise = a.noise;
   options.seed = a.seed;
@@ -140,7 +141,8 @@ void run_collect(const CollectArgs& a, const std::string& command_line) {
                  {"created", checkpoint::utc_timestamp()},
                  {"rlzoo_version", RLZOO_VERSION},
                  {"seed", a.seed},
-                 {"episodes", a.episodes}};
+                 {"episodes", a.episodes},
+                 {"steps", a.steps}};
   if (!a.env.empty()) {
     if (a.stochastic || a.epsilon > 0 || a.noise > 0)
       throw UserError("dataset collect --env uses a uniform random policy; --stochastic, --epsilon and --noise "
@@ -274,7 +276,8 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line) {
   auto* collect = dataset->add_subcommand("collect", "Record episodes of a saved agent (or a random policy) into a dataset");
   collect->add_option("--agent", c->agent, "Agent or run directory (as for rlzoo eval)");
   collect->add_option("--env", c->env, "Collect with a uniform random policy on this env instead of an agent");
-  collect->add_option("--episodes,-n", c->episodes, "Episodes")->required()->check(CLI::PositiveNumber);
+  collect->add_option("--episodes,-n", c->episodes, "Episodes (at most, with --steps)")->check(CLI::PositiveNumber);
+  collect->add_option("--steps", c->steps, "Whole episodes until at least this many steps")->check(CLI::PositiveNumber);
   collect->add_option("--out,-o", c->out, "Dataset directory to create")->required();
   collect->add_option("--epsilon", c->epsilon, "Probability of a uniform random action instead of the agent's")
       ->check(CLI::Range(0.0, 1.0));

@@ -62,7 +62,9 @@ void sample_action(const Env& env, Rng& rng, Bytes action) {
 void RandomPolicy::act(const Env& env, ConstBytes, bool, Bytes action) { sample_action(env, rng_, action); }
 
 void check_collect_options(const Env& env, const CollectOptions& o) {
-  if (o.episodes < 1) throw UserError(fmt::format("collect: episodes must be >= 1, got {}", o.episodes));
+  if (o.episodes < 0 || o.steps < 0 || (o.episodes == 0 && o.steps == 0))
+    throw UserError(fmt::format("collect: give a number of episodes or of steps (>= 1), got episodes {} and steps {}",
+                                o.episodes, o.steps));
   if (!(o.epsilon >= 0.0 && o.epsilon <= 1.0))
     throw UserError(fmt::format("collect: epsilon must be in [0, 1], got {}", o.epsilon));
   if (!(o.noise >= 0.0 && std::isfinite(o.noise)))
@@ -83,7 +85,8 @@ void collect_episodes(Env& env, CollectPolicy& policy, const CollectOptions& o, 
   policy.seed(derive_seed(o.seed, kPolicyStream));
   Rng explore(derive_seed(o.seed, kExplorationStream));
   std::vector<std::byte> obs(obs_space.byte_size()), action(act_space.byte_size());
-  for (std::int64_t ep = 0; ep < o.episodes; ++ep) {
+  std::int64_t total = 0;
+  for (std::int64_t ep = 0; (o.episodes == 0 || ep < o.episodes) && (o.steps == 0 || total < o.steps); ++ep) {
     EpisodeData e;
     env.reset(derive_seed(o.seed, static_cast<std::uint64_t>(ep)), obs);
     for (bool start = true;; start = false) {
@@ -103,6 +106,7 @@ void collect_episodes(Env& env, CollectPolicy& policy, const CollectOptions& o, 
       }
     }
     e.final_observation = obs;
+    total += e.length();
     out.add(e);
   }
 }

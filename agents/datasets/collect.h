@@ -48,7 +48,8 @@ class RandomPolicy : public CollectPolicy {
 void sample_action(const Env& env, Rng& rng, Bytes action);
 
 struct CollectOptions {
-  std::int64_t episodes = 1;  // >= 1
+  std::int64_t episodes = 1;  // at most this many episodes (0: no limit; then steps must be set)
+  std::int64_t steps = 0;     // stop after the episode that brings the total to >= steps (0: no limit)
   // Probability of replacing the policy's action by a uniform random one, in [0, 1].
   double epsilon = 0.0;
   // Standard deviation of Gaussian noise added to the policy's Box actions (float dtypes), which
@@ -59,11 +60,12 @@ struct CollectOptions {
   std::uint64_t seed = 0;
 };
 
-// Throws UserError for options that do not suit env: episodes < 1, epsilon outside [0, 1],
+// Throws UserError for options that do not suit env: no limit (episodes and steps both 0) or a
+// negative one, epsilon outside [0, 1],
 // negative noise, or noise for an action space that is not a float Box.
 void check_collect_options(const Env& env, const CollectOptions& options);
 
-// Runs options.episodes episodes and adds each to `out` (its spaces must be the env's). Checks
+// Runs whole episodes until options.episodes or options.steps is reached and adds each to `out` (its spaces must be the env's). Checks
 // the options first (check_collect_options).
 void collect_episodes(Env& env, CollectPolicy& policy, const CollectOptions& options, DatasetWriter& out);
 

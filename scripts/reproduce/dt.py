@@ -4,10 +4,12 @@
 Stages (each resumable: run the script again and finished work is kept):
 
 1. Data. A PPO run per env (configs/ppo/<preset>.yaml) records every training episode
-   (`record_episodes` wrapper) and keeps a checkpoint every --ckpt-every steps. Its final agent is
-   the "expert"; every checkpoint is evaluated and the "medium" agent is the one whose return is
-   closest to --medium-fraction (default 0.4, i.e. between a third and a half) of the expert's.
-   * medium: --medium-steps steps of that agent, actions sampled (`rlzoo dataset collect --stochastic`);
+   (`record_episodes` wrapper) and keeps a checkpoint every --ckpt-every steps. Every checkpoint
+   is evaluated; the best of them and the final agent is the "expert", and the "medium" agent is
+   the checkpoint whose return is closest to --medium-fraction (default 0.4, i.e. between a third
+   and a half) of the expert's.
+   * medium: whole episodes of that agent until --medium-steps steps, actions sampled
+     (`rlzoo dataset collect --stochastic --steps`);
    * medium-replay: the recorded training episodes up to that checkpoint (`rlzoo dataset slice`);
    * random and expert returns (for normalised scores): a uniform random policy's and the expert's
      mean return over --score-episodes episodes.
@@ -95,12 +97,18 @@ def make_data(args, env):
                           "--set", "checkpoint.keep=1000",
                           "--set", f"env_kwargs={{wrappers: [{{record_episodes: {{dir: {training}}}}}]}}"],
               out / "ppo" / f"{env}.log")
-    scores = cached(out / "scores" / f"{env}.json", lambda: {
-        "expert": eval_return(args, ppo / "final", args.score_episodes),
-        "random": random_return(args, env)})
     ckpts = sorted((ppo / "checkpoints").glob("ckpt_*"))
     ckpt_scores = cached(out / "scores" / f"{env}-checkpoints.json",
                          lambda: {c.name: eval_return(args, c, args.ckpt_episodes) for c in ckpts})
+    # The expert: the best of the run's checkpoints and its final agent (PPO's return does not
+    # grow monotonically), re-evaluated on more episodes.
+    final_score = cached(out / "scores" / f"{env}-final.json", lambda: eval_return(args, ppo / "final", args.ckpt_episodes))
+    best = max(ckpt_scores, key=ckpt_scores.get)
+    expert_dir = ppo / "final" if final_score >= ckpt_scores[best] else ppo / "checkpoints" / best
+    scores = cached(out / "scores" / f"{env}.json", lambda: {
+        "expert_agent": expert_dir.name,
+        "expert": eval_return(args, expert_dir, args.score_episodes),
+        "random": random_return(args, env)})
     want = args.medium_fraction * scores["expert"]
     medium = min(ckpt_scores, key=lambda k: abs(ckpt_scores[k] - want))
     medium_steps = int(medium.split("_")[1])
@@ -108,9 +116,9 @@ def make_data(args, env):
             "medium_checkpoint_steps": medium_steps, **scores}
     medium_dir = out / "datasets" / f"{env}-medium"
     if not (medium_dir / "dataset.json").exists():
-        episodes = max(1, args.medium_steps // 1000)  # both envs' episodes last up to 1000 steps
-        sh(args, [args.rlzoo, "dataset", "collect", "--agent", ppo / "checkpoints" / medium, "--episodes",
-                  episodes, "--stochastic", "--seed", 1, "--out", medium_dir, "--overwrite"], out / "datasets" / "log")
+        sh(args, [args.rlzoo, "dataset", "collect", "--agent", ppo / "checkpoints" / medium, "--steps",
+                  args.medium_steps, "--stochastic", "--seed", 1, "--out", medium_dir, "--overwrite"],
+           out / "datasets" / "log")
     replay_dir = out / "datasets" / f"{env}-medium-replay"
     if not (replay_dir / "dataset.json").exists():
         sh(args, [args.rlzoo, "dataset", "slice", training, "--first-steps", medium_steps, "--out", replay_dir,
@@ -209,7 +217,8 @@ def main():
                      f"{d['medium']['steps']:,} steps, return {d['medium']['return']['mean']:.0f} | "
                      f"{d['medium-replay']['episodes']} episodes, {d['medium-replay']['steps']:,} steps, "
                      f"return {d['medium-replay']['return']['mean']:.0f} |")
-    lines += ["", "## Scores", "",
+    lines += ["", "Expert: the best of the PPO run's checkpoints and final agent (" +
+              ", ".join(f"{e}: {data[e]['expert_agent']}" for e in args.envs) + ").", "", "## Scores", "",
               "| env | dataset | " + " | ".join(args.methods) + " | paper DT (D4RL) | paper BC (D4RL) |",
               "|---|---|" + "---|" * len(args.methods) + "---|---|"]
     for e in args.envs:

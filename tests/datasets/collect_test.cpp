@@ -83,6 +83,29 @@ TEST(Collect, RecordedEpisodesReplayExactlyInTheEnv) {
   }
 }
 
+// A step budget records whole episodes until the total reaches it; an episode cap stops earlier.
+TEST(Collect, StepBudgetRecordsWholeEpisodesUntilItIsReached) {
+  RandomPolicy random;
+  CollectOptions options;
+  options.episodes = 0;
+  options.steps = 100;
+  options.seed = 4;
+  const auto episodes = collect("CartPole-v1", random, options);
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < episodes.size(); ++i) {
+    EXPECT_LT(total, 100) << "episode " << i << " started after the budget was reached";
+    total += episodes[i].length();
+    EXPECT_TRUE(episodes[i].terminated || episodes[i].truncated) << "episode " << i << " is whole";
+  }
+  EXPECT_GE(total, 100);
+  options.episodes = 2;
+  EXPECT_EQ(collect("CartPole-v1", random, options).size(), 2u);
+  auto env = make_env("CartPole-v1");
+  options.episodes = 0;
+  options.steps = 0;
+  EXPECT_THROW(check_collect_options(*env, options), UserError);
+}
+
 TEST(Collect, OneSeedGivesOneDatasetAndOtherSeedsOthers) {
   CollectOptions options;
   options.episodes = 3;
