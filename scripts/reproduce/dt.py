@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from png_plot import mean_ci, plot  # noqa: E402
+from run_args import ROOT, add_run_args, parse_run_args  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 ENVS = {"Hopper-v4": {"ppo_preset": "Hopper-v4-cleanrl", "d4rl": "hopper"},
         "HalfCheetah-v4": {"ppo_preset": "HalfCheetah-v4", "d4rl": "halfcheetah"}}
 DATASETS = ["medium", "medium-replay"]
@@ -185,13 +185,8 @@ def main():
     p.add_argument("--medium-steps", type=int, default=200000)
     p.add_argument("--score-episodes", type=int, default=20)
     p.add_argument("--eval-episodes", type=int, default=10)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--nice", type=int, default=0)
-    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "dt"))
-    p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
-    args = p.parse_args()
-    if not Path(args.rlzoo).exists():
-        sys.exit(f"dt: {args.rlzoo} not found; build first (scripts/setup)")
+    add_run_args(p, "dt")
+    args = parse_run_args(p, "dt")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
         data = dict(zip(args.envs, ex.map(lambda e: make_data(args, e), args.envs)))

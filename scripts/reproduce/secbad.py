@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from png_plot import mean_ci, plot  # noqa: E402
+from run_args import ROOT, add_run_args, parse_run_args  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 METHODS = ["secbad", "varibad", "rl2", "belief_ppo", "belief_oracle"]
 ENVS = {"SecbadGrid-v0": {"budget": 2_000_000, "episodes": 32},
         "HalfCheetahDirPiecewise-v0": {"budget": 2_000_000, "episodes": 10}}
@@ -116,18 +116,13 @@ def main():
     p.add_argument("--envs", nargs="+", default=list(ENVS))
     p.add_argument("--methods", nargs="+", default=METHODS)
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--nice", type=int, default=0)
     p.add_argument("--budget", type=int, default=0, help="frames per run for every env (quick checks)")
-    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "secbad"))
-    p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
     p.add_argument("--report-only", action="store_true")
-    args = p.parse_args()
+    add_run_args(p, "secbad")
+    args = parse_run_args(p, "secbad")
     if args.budget:
         for e in ENVS.values():
             e["budget"] = args.budget
-    if not Path(args.rlzoo).exists():
-        sys.exit(f"secbad: {args.rlzoo} not found; build first (scripts/setup)")
     Path(args.out).mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         jobs = [(m, e, s) for e in args.envs for s in range(args.seeds) for m in args.methods]

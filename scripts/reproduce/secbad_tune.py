@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from png_plot import mean_ci  # noqa: E402
+from run_args import add_run_args, parse_run_args  # noqa: E402
 from secbad import ENVS, ROOT, run  # noqa: E402
 
 EVAL_RE = re.compile(r"mean return (\S+) \+/- (\S+) over (\d+) episodes")
@@ -69,13 +70,8 @@ def main():
     p.add_argument("--std", nargs="+", type=float, default=[0.1, 0.3, 1.0])
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--episodes", type=int, default=64, help="evaluation episodes per agent and likelihood_std")
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--nice", type=int, default=0)
-    p.add_argument("--out", default=str(ROOT / "runs" / "reproduce" / "secbad"))
-    p.add_argument("--rlzoo", default=str(ROOT / "build" / "apps" / "rlzoo"))
-    args = p.parse_args()
-    if not Path(args.rlzoo).exists():
-        sys.exit(f"secbad_tune: {args.rlzoo} not found; build first (scripts/setup)")
+    add_run_args(p, "secbad")
+    args = parse_run_args(p, "secbad_tune")
     env = args.env
     keys = [(kl, s) for kl in args.kl for s in range(args.seeds)]
     with ThreadPoolExecutor(max_workers=args.jobs) as ex:
