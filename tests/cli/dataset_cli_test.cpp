@@ -197,5 +197,38 @@ TEST(DatasetCli, RecordATrainingRunAndSliceIt) {
   EXPECT_EQ(s["source"]["sliced_from"]["source"]["recorded_by"], "record_episodes");
 }
 
+// The offline path end to end: data from `dataset collect`, `train dt` on it, `eval
+// --target-return`; and the errors: a target return for an agent that takes none, a dataset
+// that is not there.
+TEST(DatasetCli, DecisionTransformerTrainsOnADatasetAndTakesATargetReturn) {
+  const fs::path tmp = test::make_temp_dir("rlzoo-dt-cli");
+  auto r = rlzoo("dataset collect --env CartPole-v1 --episodes 10 --seed 2 --out " + (tmp / "data").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string tiny = " --set hyperparams.width=16 --set hyperparams.layers=1 --set hyperparams.context=4"
+                           " --set n_timesteps=20 --set log_every=10 --set eval.every=0 --set checkpoint.every=0 -q";
+  r = rlzoo("train dt CartPole-v1 --set hyperparams.dataset=" + (tmp / "data").string() + tiny + " --run-dir " +
+            (tmp / "dt").string());
+  if (r.status != 0 && r.err.find("unknown command") != std::string::npos) GTEST_SKIP() << "built without LibTorch";
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = rlzoo("eval " + (tmp / "dt").string() + " -n 2 --target-return 42");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("target_return: 42.0000"));
+  EXPECT_THAT(r.out, HasSubstr("over 2 episodes"));
+
+  r = rlzoo("train dt CartPole-v1 --set hyperparams.dataset=" + (tmp / "nowhere").string() + tiny + " --run-dir " +
+            (tmp / "dt2").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr((tmp / "nowhere").string()));
+
+  r = rlzoo("train ppo CartPole-v1 --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
+            "--set hyperparams.n_envs=1 --set eval.every=0 --set checkpoint.every=0 -q --run-dir " + (tmp / "ppo").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = rlzoo("eval " + (tmp / "ppo").string() + " --target-return 10");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--target-return"));
+  EXPECT_THAT(r.err, HasSubstr("ppo"));
+}
+
 }  // namespace
 }  // namespace rlzoo
