@@ -8,18 +8,32 @@
 
 namespace rlzoo::dt {
 
-std::vector<OfflineEpisode> read_offline_episodes(const std::string& dir, const EnvSpec& spec) {
-  data::DatasetReader reader(dir);
-  const auto& info = reader.info();
+namespace {
+
+void check_fits(const data::DatasetInfo& info, const std::string& dir, const EnvSpec& spec) {
   const Space &obs = spec.observation_space, &act = spec.action_space;
   if (info.observation_space.numel() != obs.numel())
     throw UserError(fmt::format("dataset {}: observations {} do not fit {}'s {}", dir,
                                 info.observation_space.describe(), spec.id, obs.describe()));
-  const bool discrete = act.is_discrete();
-  if (discrete ? !(info.action_space.is_discrete() && info.action_space.n() == act.n())
-               : info.action_space.numel() != act.numel())
+  if (act.is_discrete() ? !(info.action_space.is_discrete() && info.action_space.n() == act.n())
+                        : info.action_space.numel() != act.numel())
     throw UserError(fmt::format("dataset {}: actions {} do not fit {}'s {}", dir, info.action_space.describe(),
                                 spec.id, act.describe()));
+  if (info.episodes < 1) throw UserError(fmt::format("dataset {}: no episodes", dir));
+}
+
+}  // namespace
+
+void check_offline_dataset(const std::string& dir, const EnvSpec& spec) {
+  check_fits(data::DatasetReader(dir).info(), dir, spec);
+}
+
+std::vector<OfflineEpisode> read_offline_episodes(const std::string& dir, const EnvSpec& spec) {
+  data::DatasetReader reader(dir);
+  const auto& info = reader.info();
+  check_fits(info, dir, spec);
+  const Space &obs = spec.observation_space, &act = spec.action_space;
+  const bool discrete = act.is_discrete();
   torch::Tensor low, high;
   if (!discrete) {
     low = torch::tensor(act.low()).to(torch::kFloat32);

@@ -107,6 +107,8 @@ const OfflineData& DtAgent::data() {
   return *data_;
 }
 
+void DtAgent::check_dataset() const { check_offline_dataset(cfg_.dataset, spec_); }
+
 double DtAgent::target_return() const { return cfg_.target_return != 0.0 ? cfg_.target_return : dataset_best_return_; }
 
 torch::Tensor DtAgent::predict(const torch::Tensor& states, const torch::Tensor& actions, const torch::Tensor& rtg,
@@ -314,7 +316,11 @@ void register_dt() {
   for (ModelKind k : {ModelKind::dt, ModelKind::bc}) {
     register_algorithm(
         k == ModelKind::dt ? "dt" : "bc",
-        AlgorithmEntry{[k](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<DtAgent>(s, k); },
+        AlgorithmEntry{[k](const AgentSetup& s) -> std::unique_ptr<Agent> {
+                         auto agent = std::make_unique<DtAgent>(s, k);
+                         agent->check_dataset();  // before `rlzoo train` writes anything
+                         return agent;
+                       },
                        [k](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
                          auto agent = std::make_unique<DtAgent>(s, k);
                          agent->restore(r);

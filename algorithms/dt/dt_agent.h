@@ -54,6 +54,9 @@ class DtAgent : public Agent {
   void restore(const CheckpointReader& reader);
 
   const DtConfig& hyperparams() const { return cfg_; }
+  // Throws a UserError naming the dataset when it is missing or does not fit the env (reads its
+  // manifest only). A new agent is checked at once; a saved one acts without its data.
+  void check_dataset() const;
   // The return evaluate() and act() ask for: target_return, or the dataset's best when 0.
   double target_return() const;
   // The data learn() trains on (loaded by the first learn(), or by load_data()).

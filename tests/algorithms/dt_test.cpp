@@ -266,17 +266,19 @@ TEST(Dt, BadSettingsAreClearErrors) {
   const auto dir = write_cartpole_dataset();
   // No dataset key.
   EXPECT_THROW(make_agent("dt", "CartPole-v1"), UserError);
-  // A dataset that is not there fails at learn(), naming it.
-  auto missing = make_agent("dt", "CartPole-v1", {"hyperparams.dataset=/nonexistent/data"});
-  try {
-    missing->learn(1);
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/data"), std::string::npos) << e.what();
-  }
-  // CartPole's data do not fit MountainCar's observations... (2 values, not 4)
-  auto other = make_agent("dt", "MountainCar-v0", {"hyperparams.dataset=" + dir});
-  EXPECT_THROW(other->learn(1), UserError);
+  // A dataset that is not there, or does not fit the env, fails at once, naming it.
+  const std::string missing = test::error_of([] { make_agent("dt", "CartPole-v1", {"hyperparams.dataset=/nonexistent/data"}); });
+  EXPECT_NE(missing.find("/nonexistent/data"), std::string::npos) << missing;
+  // CartPole's data do not fit MountainCar's observations (2 values, not 4).
+  const std::string other = test::error_of([&] { make_agent("dt", "MountainCar-v0", {"hyperparams.dataset=" + dir}); });
+  EXPECT_NE(other.find("do not fit"), std::string::npos) << other;
+  // A saved agent loads and acts without its dataset.
+  auto agent = make_agent("bc", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.context=1"});
+  const auto saved = test::make_temp_dir("dt_no_data") + "/agent";
+  agent->save(saved);
+  std::filesystem::rename(dir, dir + ".moved");
+  EXPECT_EQ(load_agent(saved)->evaluate(1).returns.size(), 1u);
+  std::filesystem::rename(dir + ".moved", dir);
   EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.width=30",
                                                "hyperparams.heads=4"}),
                UserError);

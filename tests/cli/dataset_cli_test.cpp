@@ -219,6 +219,7 @@ TEST(DatasetCli, DecisionTransformerTrainsOnADatasetAndTakesATargetReturn) {
             (tmp / "dt2").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr((tmp / "nowhere").string()));
+  EXPECT_FALSE(fs::exists(tmp / "dt2")) << "the run directory was made before the dataset was checked";
 
   r = rlzoo("train ppo CartPole-v1 --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
             "--set hyperparams.n_envs=1 --set eval.every=0 --set checkpoint.every=0 -q --run-dir " + (tmp / "ppo").string());
