@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
 
+#include "agents/datasets/dataset_writer.h"
 #include "agents/datasets/episode.h"
 #include "core/common/rng.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo::data::fixtures {
 
@@ -41,6 +46,25 @@ inline void expect_same(const EpisodeData& a, const EpisodeData& b, std::int64_t
   EXPECT_EQ(a.final_observation, b.final_observation) << "episode " << index;
   EXPECT_EQ(a.terminated, b.terminated) << "episode " << index;
   EXPECT_EQ(a.truncated, b.truncated) << "episode " << index;
+}
+
+
+// A dataset of `episodes` episodes of 1 + (7i mod 13) steps in `dir`; returns what was written.
+inline std::vector<EpisodeData> write_dataset(const std::filesystem::path& dir, const Space& obs, const Space& act,
+                                              int episodes, WriterOptions options = {}, std::uint64_t seed0 = 0) {
+  std::vector<EpisodeData> written;
+  DatasetWriter w(dir, "Test-v0", obs, act, {{"made_by", "dataset_test"}}, options);
+  for (int i = 0; i < episodes; ++i) {
+    written.push_back(make_episode(obs, act, 1 + (i * 7) % 13, seed0 + static_cast<std::uint64_t>(i)));
+    w.add(written.back());
+  }
+  w.close();
+  return written;
+}
+
+// A path in a fresh temporary directory.
+inline std::filesystem::path fresh(const std::string& name) {
+  return std::filesystem::path(test::make_temp_dir("rlzoo-dataset")) / name;
 }
 
 }  // namespace rlzoo::data::fixtures
