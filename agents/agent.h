@@ -15,11 +15,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
 #include "agents/callbacks.h"
+#include "agents/runtime/fleet_role.h"
 #include "core/checkpoint/writer.h"
 #include "core/config/context.h"
 #include "core/env/env.h"
@@ -107,6 +109,15 @@ class Agent {
   void set_progress_bar(bool on) { progress_bar_ = on; }
   bool progress_bar() const { return progress_bar_; }
 
+  // The acting half for actor processes of a distributed fleet (agents/runtime/fleet_role.h);
+  // nothing for algorithms that have none.
+  virtual std::optional<ActorRole> actor_role() { return std::nullopt; }
+  // Where learn() takes its trajectories from when set: a fleet of actor processes
+  // (distributed/) instead of local envs or actor threads. Only algorithms with an
+  // actor_role() use it (`rlzoo learner` refuses the others).
+  void set_remote_fleet(std::shared_ptr<RemoteFleet> fleet) { remote_fleet_ = std::move(fleet); }
+  RemoteFleet* remote_fleet() const { return remote_fleet_.get(); }
+
   // Called by learners between backward() and the optimiser step (core/torch/gradient_reducer.h):
   // a no-op by default; the distributed runtime installs an all-reduce across learners.
   void set_gradient_reducer(std::shared_ptr<GradientReducer> reducer) { reducer_ = std::move(reducer); }
@@ -114,6 +125,7 @@ class Agent {
 
  private:
   std::shared_ptr<GradientReducer> reducer_ = local_gradient_reducer();
+  std::shared_ptr<RemoteFleet> remote_fleet_;
   std::string log_dir_;
   bool progress_bar_ = true;
 };

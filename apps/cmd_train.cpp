@@ -15,6 +15,7 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/algorithm_registry.h"
 #include "apps/commands.h"
+#include "apps/train_command.h"
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
 #include "core/common/png_writer.h"
@@ -32,14 +33,6 @@ namespace rlzoo::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TrainOptions {
-  std::string algo, env, preset, run_dir, resume;
-  std::vector<std::string> sets;
-  std::optional<std::int64_t> seed;
-  bool quiet = false;
-  std::string command_line;
-};
 
 // runs/<algo>/<env>_<N> with N one more than the largest existing.
 std::string next_run_dir(const std::string& algo, const std::string& env) {
@@ -95,11 +88,14 @@ void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t
   spdlog::info("trained {} steps; final agent saved in {}", agent.num_timesteps(), (fs::path(run_dir) / "final").string());
 }
 
+}  // namespace
+
 void run_train(TrainOptions& o) {
   if (!o.resume.empty()) {
     if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
       throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
     auto agent = load_agent(resolve_agent_dir(o.resume));
+    if (o.prepare) o.prepare(*agent);
     const auto total = agent->config()["n_timesteps"].as<std::int64_t>();
     spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
     agent->set_progress_bar(!o.quiet);
@@ -124,6 +120,7 @@ void run_train(TrainOptions& o) {
   if (o.seed) apply_override(root, fmt::format("seed={}", *o.seed), ctx);
   // Validate everything before anything is written.
   auto agent = make_agent_from_yaml(root, ctx);
+  if (o.prepare) o.prepare(*agent);
   agent->set_progress_bar(!o.quiet);
   const YAML::Node cfg = agent->config();
   const std::string run_dir =
@@ -140,6 +137,8 @@ void run_train(TrainOptions& o) {
 }
 
 // Writes every frame of the episodes as <record_dir>/ep<episode>_<step>.png (MuJoCo envs).
+namespace {
+
 Agent::EvalObserver frame_recorder(const std::string& record_dir, int width, int height) {
 #ifdef RLZOO_WITH_MUJOCO
   if (auto why = OffscreenRenderer::unavailable_reason())

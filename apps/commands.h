@@ -22,5 +22,9 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line);
 void add_train_commands(CLI::App& app, const std::string& command_line);
 void add_doudizhu_commands(CLI::App& app);
 #endif
+#ifdef RLZOO_WITH_GRPC
+// `rlzoo learner`, `rlzoo actor` (distributed/).
+void add_distributed_commands(CLI::App& app, const std::string& command_line);
+#endif
 
 }  // namespace rlzoo::cli

@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
   rlzoo::cli::add_dataset_commands(app, command_line);
 #ifdef RLZOO_WITH_TORCH
   rlzoo::cli::add_train_commands(app, command_line);
+#ifdef RLZOO_WITH_GRPC
+  rlzoo::cli::add_distributed_commands(app, command_line);
+#endif
   rlzoo::cli::add_doudizhu_commands(app);
 #endif
   try {

@@ -16,3 +16,22 @@ function(rlzoo_add_protos target)
   target_include_directories(${target} PUBLIC ${PROJECT_BINARY_DIR})
   target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
 endfunction()
+
+# rlzoo_add_grpc_protos(target proto...): as rlzoo_add_protos, plus the gRPC service stubs
+# (<stem>.grpc.pb.h/.cc from grpc_cpp_plugin).
+function(rlzoo_add_grpc_protos target)
+  rlzoo_add_protos(${target} ${ARGN})
+  set(srcs)
+  foreach(proto ${ARGN})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${proto})
+    string(REGEX REPLACE "\\.proto$" "" stem "${rel}")
+    set(outs ${PROJECT_BINARY_DIR}/${stem}.grpc.pb.h ${PROJECT_BINARY_DIR}/${stem}.grpc.pb.cc)
+    add_custom_command(OUTPUT ${outs}
+      COMMAND protobuf::protoc --grpc_out ${PROJECT_BINARY_DIR}
+              --plugin=protoc-gen-grpc=$<TARGET_FILE:gRPC::grpc_cpp_plugin> -I ${PROJECT_SOURCE_DIR} ${proto}
+      DEPENDS ${ARGN} protobuf::protoc gRPC::grpc_cpp_plugin COMMENT "protoc (gRPC) ${rel}" VERBATIM)
+    list(APPEND srcs ${outs})
+  endforeach()
+  target_sources(${target} PRIVATE ${srcs})
+  target_link_libraries(${target} PUBLIC gRPC::grpc++)
+endfunction()

@@ -48,7 +48,20 @@ ActorFleet::EnvFactory preset_env_factory(const PresetConfig& preset);
 // interrupted by SIGINT/SIGTERM or when anything throws), the runtime's log keys
 // (runtime/trajectories, runtime/mean_inference_batch), the monitor finished, and
 // on_training_end.
+// The round loop alone: learn_round(round) for every round of `source` (false: stop), then the
+// callbacks' on_rollout_end. Returns when the learner stops, the source runs dry or a signal
+// arrives.
+void run_round_training(Agent& agent, TrajectorySource& source, CallbackList* callbacks,
+                        const std::function<bool(const Trajectory&)>& learn_round);
+
 void run_actor_training(Agent& agent, ActorFleet& fleet, const BatchingServer* server, TrainingMonitor& monitor,
                         CallbackList* callbacks, const std::function<bool(const Trajectory&)>& learn_round);
+
+// run_actor_training() with the agent's remote fleet (Agent::set_remote_fleet) as the source:
+// the fleet serves `parameters` (which learn_round keeps publishing into) to actor processes
+// with the spec fleet_spec(agent, role), and is closed again before the monitor finishes.
+void run_remote_training(Agent& agent, const ActorRole& role, const ModuleParameterStore& parameters,
+                         TrainingMonitor& monitor, CallbackList* callbacks,
+                         const std::function<bool(const Trajectory&)>& learn_round);
 
 }  // namespace rlzoo

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/common/crc32c.h"
+#include "core/spaces/space_leaves.h"
 
 namespace rlzoo {
 
@@ -28,31 +29,6 @@ struct Run {
   std::vector<Record> records;
   bool complete = false;  // false when it was cut short by an exception or a failure
 };
-
-// Calls fn(space, bytes) for each non-Dict part of an element. Dict padding is skipped: it is
-// not part of the observation, so an env need not write it.
-template <class F>
-void for_each_leaf(const Space& space, ConstBytes x, F&& fn) {
-  if (space.kind() == SpaceKind::Dict) {
-    for (const auto& f : space.fields()) for_each_leaf(*f.space, x.subspan(f.offset, f.space->byte_size()), fn);
-  } else {
-    fn(space, x);
-  }
-}
-
-// Index of the first non-finite float in a leaf, or nullopt.
-std::optional<std::int64_t> first_non_finite(const Space& leaf, ConstBytes x) {
-  if (leaf.kind() != SpaceKind::Box) return std::nullopt;
-  for (std::int64_t i = 0; i < leaf.numel(); ++i) {
-    double v = 0;
-    if (leaf.dtype() == DType::Float32)
-      v = as_span<float>(x)[static_cast<std::size_t>(i)];
-    else if (leaf.dtype() == DType::Float64)
-      v = as_span<double>(x)[static_cast<std::size_t>(i)];
-    if (!std::isfinite(v)) return i;
-  }
-  return std::nullopt;
-}
 
 class Checker {
  public:

@@ -57,6 +57,21 @@ class BoundedQueue {
     return true;
   }
 
+  // As push(), but gives up after `timeout`: false when it timed out or the queue is closed
+  // (the item is then left in place).
+  template <class Rep, class Period>
+  bool push_for(T& item, std::chrono::duration<Rep, Period> timeout) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!not_full_.wait_for(lock, timeout, [&] { return closed_ || items_.size() < capacity_; }) || closed_)
+        return false;
+      items_.push_back(std::move(item));
+      ++pushed_;
+    }
+    not_empty_.notify_one();
+    return true;
+  }
+
   // Blocks while empty and open. Nothing once the queue is closed and drained.
   std::optional<T> pop() {
     std::unique_lock lock(mutex_);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,16 @@ class ParameterStore {
   Snapshot wait_for(std::uint64_t min_version, const StopSource& stop) const {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return version_.load(std::memory_order_relaxed) >= min_version || stop.stop_requested(); });
+    return {current_, version_.load(std::memory_order_relaxed)};
+  }
+
+  // As wait_for(), but returns at `deadline` at the latest.
+  template <class Clock, class Duration>
+  Snapshot wait_until(std::uint64_t min_version, const StopSource& stop,
+                      std::chrono::time_point<Clock, Duration> deadline) const {
+    std::unique_lock lock(mutex_);
+    changed_.wait_until(lock, deadline,
+                        [&] { return version_.load(std::memory_order_relaxed) >= min_version || stop.stop_requested(); });
     return {current_, version_.load(std::memory_order_relaxed)};
   }
 

@@ -1,0 +1,117 @@
+// `rlzoo learner` and `rlzoo actor`: training with a fleet of actor processes over gRPC
+// (docs/distributed.md).
+//
+//   rlzoo learner --preset configs/ppo/CartPole-v1-fleet.yaml --listen 127.0.0.1:50051
+//   rlzoo actor --connect 127.0.0.1:50051            # as many as you like, on any host
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <memory>
+
+#include "agents/agent.h"
+#include "apps/commands.h"
+#include "apps/train_command.h"
+#include "core/common/error.h"
+#include "distributed/fleet_actor.h"
+#include "distributed/fleet_auth.h"
+#include "distributed/fleet_server.h"
+
+namespace rlzoo::cli {
+
+namespace {
+
+struct LearnerCli {
+  TrainOptions train;
+  FleetServerOptions server;
+  std::string token_file;
+  double max_message_mb = 64;
+};
+
+struct ActorCli {
+  FleetActorOptions actor;
+  std::string token_file;
+  double max_idle_s = 60;
+  double max_message_mb = 64;
+};
+
+void add_tls_options(CLI::App* cmd, FleetSecurity& s, bool learner) {
+  cmd->add_option("--tls-cert", s.tls_cert,
+                  learner ? "PEM certificate chain of the learner (enables TLS)" : "PEM client certificate (mutual TLS)");
+  cmd->add_option("--tls-key", s.tls_key, "PEM private key of --tls-cert");
+  if (learner)
+    cmd->add_option("--tls-client-ca", s.tls_ca, "PEM CA that actors' client certificates must chain to (mutual TLS)");
+  else {
+    cmd->add_option("--tls-ca", s.tls_ca, "PEM CA that the learner's certificate must chain to (enables TLS)");
+    cmd->add_option("--tls-server-name", s.tls_server_name, "Name to verify in the learner's certificate");
+  }
+}
+
+void run_learner_command(LearnerCli& o) {
+  if (!o.token_file.empty()) o.server.security.token = read_token_file(o.token_file);
+  o.server.max_message_bytes = static_cast<std::int64_t>(o.max_message_mb * 1024 * 1024);
+  auto fleet = std::make_shared<GrpcFleet>(o.server);  // checks address, token and TLS files first
+  o.train.prepare = [&](Agent& agent) {
+    if (!agent.actor_role())
+      throw UserError(fmt::format("algorithm '{}' cannot learn from actor processes (these can: ppo)", agent.algorithm()));
+    if (agent.config()["runtime"]["actors"].as<int>() < 1)
+      throw UserError("the learner takes rounds of runtime.actors trajectories: set runtime.actors >= 1 in the preset "
+                      "or with --set runtime.actors=N");
+    agent.set_remote_fleet(fleet);
+  };
+  run_train(o.train);
+}
+
+void run_actor_command(ActorCli& o) {
+  if (!o.token_file.empty()) o.actor.security.token = read_token_file(o.token_file);
+  o.actor.max_idle_ms = static_cast<std::int64_t>(o.max_idle_s * 1000);
+  o.actor.max_message_bytes = static_cast<std::int64_t>(o.max_message_mb * 1024 * 1024);
+  const FleetActorResult r = run_fleet_actor(o.actor);
+  spdlog::info("actor: {} trajectories taken by the learner, {} not taken", r.trajectories, r.refused);
+  if (r.interrupted) throw Interrupted{SIGTERM};
+  if (r.gave_up)
+    throw UserError(fmt::format("the learner at {} was unreachable for {} s; giving up", o.actor.connect, o.max_idle_s));
+}
+
+}  // namespace
+
+void add_distributed_commands(CLI::App& app, const std::string& command_line) {
+  auto l = std::make_shared<LearnerCli>();
+  l->train.command_line = command_line;
+  auto* learner = app.add_subcommand("learner", "Train with actor processes (rlzoo actor) sending trajectories over gRPC");
+  learner->add_option("--preset,-p", l->train.preset, "Preset YAML file (its runtime.actors: trajectories per round)");
+  learner->add_option("--set,-s", l->train.sets, "Override a preset key");
+  learner->add_option("--seed", l->train.seed, "Seed (overrides the preset's)");
+  learner->add_option("--run-dir", l->train.run_dir, "Run directory (default runs/<algo>/<env>_<N>)");
+  learner->add_option("--resume", l->train.resume, "Continue the run in this directory from its latest checkpoint");
+  learner->add_flag("--quiet,-q", l->train.quiet, "No progress bar");
+  learner->add_option("--listen", l->server.listen, "host:port to serve actors on (port 0: any free one)")
+      ->default_val(l->server.listen);
+  learner->add_option("--token-file", l->token_file, "File holding the shared token actors must present")
+      ->check(CLI::ExistingFile);
+  add_tls_options(learner, l->server.security, true);
+  learner->add_option("--port-file", l->server.port_file, "Write the port listened on into this file");
+  learner->add_option("--stats-file", l->server.stats_file, "Keep the fleet's counters (JSON) in this file");
+  learner->add_option("--heartbeat-timeout-ms", l->server.heartbeat_timeout_ms,
+                      "Forget an actor silent for this long (its queued trajectories are discarded)")
+      ->check(CLI::PositiveNumber);
+  learner->add_option("--max-message-mb", l->max_message_mb, "Largest message accepted or sent")
+      ->check(CLI::PositiveNumber);
+  learner->callback([l] { run_learner_command(*l); });
+
+  auto a = std::make_shared<ActorCli>();
+  auto* actor = app.add_subcommand("actor", "Act for a learner (rlzoo learner): its preset, envs here, trajectories there");
+  actor->add_option("--connect", a->actor.connect, "The learner's host:port")->default_val(a->actor.connect);
+  actor->add_option("--token-file", a->token_file, "File holding the learner's token")->check(CLI::ExistingFile);
+  add_tls_options(actor, a->actor.security, false);
+  actor->add_option("--actor-id", a->actor.actor_id, "Slot to take (its envs' seeds); -1: any free one");
+  actor->add_option("--max-trajectories", a->actor.max_trajectories, "Stop after this many (-1: until the learner ends)");
+  actor->add_option("--max-idle-s", a->max_idle_s, "Give up after this long without reaching the learner")
+      ->check(CLI::PositiveNumber);
+  actor->add_option("--deadline-ms", a->actor.deadline_ms, "Deadline of each call")->check(CLI::PositiveNumber);
+  actor->add_option("--max-message-mb", a->max_message_mb, "Largest message accepted or sent")
+      ->check(CLI::PositiveNumber);
+  actor->callback([a] { run_actor_command(*a); });
+}
+
+}  // namespace rlzoo::cli

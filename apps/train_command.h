@@ -1,0 +1,32 @@
+// `rlzoo train`'s core, shared with `rlzoo learner` (which trains the same way with a fleet of
+// actor processes attached to the agent).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rlzoo {
+class Agent;
+}
+
+namespace rlzoo::cli {
+
+struct TrainOptions {
+  std::string algo, env, preset, run_dir, resume;
+  std::vector<std::string> sets;
+  std::optional<std::int64_t> seed;
+  bool quiet = false;
+  std::string command_line;
+  // Called with the agent once it is made (or loaded to resume), before anything is written.
+  std::function<void(Agent&)> prepare;
+};
+
+// A new run (ALGO ENV or a preset, with overrides) or a resumed one: run directory, preset
+// and command line written, callbacks (evaluation, checkpoints), SIGINT/SIGTERM handled, the
+// final agent saved. Throws UserError for bad input and Interrupted after a signal.
+void run_train(TrainOptions& o);
+
+}  // namespace rlzoo::cli

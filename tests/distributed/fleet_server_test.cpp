@@ -1,0 +1,192 @@
+// The learner's gRPC end in-process (distributed/fleet_server.h), driven by a raw client: what
+// it accepts, what it refuses and counts, and who may call it.
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <limits>
+
+#include "distributed/fleet_auth.h"
+#include "distributed/fleet_server.h"
+#include "distributed/fleet_wire.h"
+#include "distributed/proto/fleet.grpc.pb.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+const Space kObs = Space::box(-10, 10, {4});
+constexpr std::uint64_t kRun = 0x1234;
+
+FleetSpec small_spec() {
+  FleetSpec spec;
+  spec.shape = TrajectoryShape{3, 2, kObs.byte_size(), 8, 3, 0};
+  spec.observation_space = kObs;
+  spec.on_policy = true;
+  spec.round_size = 1;
+  spec.preset_yaml = "algo: ppo\n";
+  spec.spec_hash = "feedfacefeedface";
+  return spec;
+}
+
+struct Fixture {
+  explicit Fixture(FleetServerOptions o = {}) {
+    o.listen = "127.0.0.1:0";
+    o.max_message_bytes = 4096;
+    o.finish_grace_ms = 100;  // the raw client never asks whether training is over
+    fleet = std::make_shared<GrpcFleet>(o);
+    ParameterSnapshot s;
+    s.tensors.push_back(torch::ones({2}));
+    params.publish(s);
+    source = fleet->open(small_spec(), params);
+    stub = fleet::Fleet::NewStub(
+        grpc::CreateChannel(fmt::format("127.0.0.1:{}", fleet->port()), grpc::InsecureChannelCredentials()));
+  }
+  grpc::Status call_register(const std::string& token, std::uint32_t protocol, const std::string& hash,
+                             fleet::RegisterReply& reply) {
+    grpc::ClientContext ctx;
+    add_token(ctx, token);
+    fleet::RegisterRequest req;
+    req.set_protocol(protocol);
+    req.set_actor_id(-1);
+    req.set_run_id(kRun);
+    req.set_spec_hash(hash);
+    return stub->Register(&ctx, req, &reply);
+  }
+  fleet::UploadReply upload(fleet::TrajectoryUpload m, const std::string& token = "") {
+    grpc::ClientContext ctx;
+    add_token(ctx, token);
+    m.set_run_id(kRun);
+    m.set_learner_run(learner_run);
+    fleet::UploadReply reply;
+    EXPECT_TRUE(stub->Upload(&ctx, m, &reply).ok());
+    return reply;
+  }
+
+  ModuleParameterStore params;  // outlives the source that serves it
+  std::shared_ptr<GrpcFleet> fleet;
+  std::unique_ptr<TrajectorySource> source;
+  std::unique_ptr<fleet::Fleet::Stub> stub;
+  std::uint64_t learner_run = 0;
+};
+
+fleet::TrajectoryUpload good_upload(std::uint64_t version) {
+  Trajectory t(small_spec().shape);
+  for (std::size_t i = 0; i < t.rewards.size(); ++i) t.rewards[i] = 1.0;
+  t.policy_version = version;
+  fleet::TrajectoryUpload m;
+  encode_trajectory(t, m);
+  return m;
+}
+
+TEST(FleetServer, RefusesAndCountsEachKindOfBadMessageAndUsesOnlyGoodOnes) {
+  Fixture f;
+  fleet::RegisterReply reg;
+  // Protocol and spec mismatches are refused before anything else.
+  grpc::Status st = f.call_register("", 99, "feedfacefeedface", reg);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(st.error_message().find("protocol version 99"), std::string::npos);
+  st = f.call_register("", kFleetProtocolVersion, "0000000000000000", reg);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(st.error_message().find("differs from the learner's feedfacefeedface"), std::string::npos);
+  ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  f.learner_run = reg.learner_run();
+  EXPECT_EQ(reg.actor_id(), 0);
+
+  auto bad = good_upload(1);
+  bad.set_num_envs(3);
+  EXPECT_FALSE(f.upload(bad).accepted());
+  bad = good_upload(1);
+  bad.mutable_terminated()->set_dtype(fleet::Tensor::INT64);
+  EXPECT_FALSE(f.upload(bad).accepted());
+  bad = good_upload(1);
+  bad.mutable_actions()->mutable_data()->pop_back();
+  EXPECT_FALSE(f.upload(bad).accepted());
+  bad = good_upload(1);
+  {
+    std::string r = bad.rewards().data();
+    const double inf = std::numeric_limits<double>::infinity();
+    std::memcpy(r.data(), &inf, 8);
+    bad.mutable_rewards()->set_data(r);
+  }
+  const auto reply = f.upload(bad);
+  EXPECT_FALSE(reply.accepted());
+  EXPECT_NE(reply.reason().find("rewards: value 0 is inf"), std::string::npos) << reply.reason();
+  bad = good_upload(1);
+  bad.mutable_obs()->mutable_data()->append(8000, 'x');  // over the 4096-byte limit
+  EXPECT_NE(f.upload(bad).reason().find("over the limit of 4096"), std::string::npos);
+  // On-policy: a trajectory made with older parameters than the newest is not used.
+  EXPECT_FALSE(f.upload(good_upload(0)).accepted());
+  // A good one is used, and is the round.
+  EXPECT_TRUE(f.upload(good_upload(1)).accepted());
+  const auto round = f.source->next_round();
+  ASSERT_TRUE(round);
+  EXPECT_EQ(round->rewards, std::vector<double>(6, 1.0));
+
+  const FleetStats s = f.fleet->stats();
+  EXPECT_EQ(s.rejected.at("protocol"), 1u);
+  EXPECT_EQ(s.rejected.at("spec"), 1u);
+  EXPECT_EQ(s.rejected.at("shape"), 1u);
+  EXPECT_EQ(s.rejected.at("dtype"), 1u);
+  EXPECT_EQ(s.rejected.at("size"), 1u);
+  EXPECT_EQ(s.rejected.at("non_finite"), 1u);
+  EXPECT_EQ(s.rejected.at("oversized"), 1u);
+  EXPECT_EQ(s.stale, 1u);
+  EXPECT_EQ(s.accepted, 1u);
+  EXPECT_EQ(s.used, 1u);
+}
+
+TEST(FleetServer, CallsWithoutTheTokenAreRefused) {
+  FleetServerOptions o;
+  o.security.token = "correct horse";
+  Fixture f(o);
+  fleet::RegisterReply reg;
+  grpc::Status st = f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  st = f.call_register("correct horsf", kFleetProtocolVersion, "feedfacefeedface", reg);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(st.error_message(), "wrong token");
+  EXPECT_EQ(f.fleet->stats().unauthenticated, 2u);
+  EXPECT_EQ(f.fleet->stats().registrations, 0u);
+  EXPECT_TRUE(f.call_register("correct horse", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  EXPECT_EQ(f.fleet->stats().registrations, 1u);
+}
+
+TEST(FleetServer, ARunRegisteredAgainEndsTheOldOneAndItsQueuedTrajectoriesAreDropped) {
+  Fixture f;
+  fleet::RegisterReply reg;
+  ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  f.learner_run = reg.learner_run();
+  ASSERT_TRUE(f.upload(good_upload(1)).accepted());  // queued, not yet taken
+  // The same actor slot registers as a new run (the process was restarted).
+  grpc::ClientContext ctx;
+  fleet::RegisterRequest req;
+  req.set_protocol(kFleetProtocolVersion);
+  req.set_actor_id(0);
+  req.set_run_id(0x9999);
+  req.set_spec_hash("feedfacefeedface");
+  ASSERT_TRUE(f.stub->Register(&ctx, req, &reg).ok());
+  // The old run's uploads are refused from now on; its queued trajectory is never used.
+  EXPECT_NE(f.upload(good_upload(1)).reason().find("register again"), std::string::npos);
+  fleet::TrajectoryUpload fresh = good_upload(1);
+  {
+    grpc::ClientContext c2;
+    fresh.set_run_id(0x9999);
+    fresh.set_learner_run(f.learner_run);
+    fleet::UploadReply r;
+    ASSERT_TRUE(f.stub->Upload(&c2, fresh, &r).ok());
+    EXPECT_TRUE(r.accepted());
+  }
+  ASSERT_TRUE(f.source->next_round());
+  const FleetStats s = f.fleet->stats();
+  EXPECT_EQ(s.discarded_ended, 1u);
+  EXPECT_EQ(s.used_by_run.count(kRun), 0u);
+  EXPECT_EQ(s.used_by_run.at(0x9999), 1u);
+  EXPECT_EQ(s.used_after_end, 0u);
+  EXPECT_NE(s.ended_runs.at(kRun).find("registered again"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rlzoo
