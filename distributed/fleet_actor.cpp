@@ -97,7 +97,7 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
  public:
   ActorSession(const FleetActorOptions& o, FleetClient& client, const std::string& spec_hash, const ActorRole& role,
                StopSource& stop, FleetActorResult& result)
-      : o_(o), client_(client), spec_hash_(spec_hash), role_(role), stop_(stop), result_(result) {}
+      : o_(o), client_(client), spec_hash_(spec_hash), role_(role), stop_(stop), result_(result), actor_id_(o.actor_id) {}
 
   void register_actor() {
     fleet::RegisterRequest req;

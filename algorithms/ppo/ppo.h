@@ -27,6 +27,8 @@
 #include "agents/nets/networks.h"
 #include "agents/normalizers.h"
 #include "algorithms/ppo/ppo_config.h"
+#include "core/runtime/actor_policy.h"
+#include "core/torch/module_parameters.h"
 #include "core/vector/vector_env.h"
 
 namespace rlzoo {
@@ -47,6 +49,9 @@ class PpoAgent : public Agent {
   ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   bool recurrent() const override { return policy_->recurrent(); }
   CheckpointWriter checkpoint() const override;
+  // Acting for actor processes: sampled actions with log-probabilities and values as extras,
+  // on-policy (rounds hold only trajectories made with the newest parameters).
+  std::optional<ActorRole> actor_role() override;
   void restore(const CheckpointReader& reader);
 
   const PpoConfig& hyperparams() const { return cfg_; }
@@ -86,6 +91,8 @@ class PpoAgent : public Agent {
   // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
   void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
+  // A network replica reading `store`, giving [action, log-prob, value] rows.
+  std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
   std::int64_t rollout_envs() const;
   void update(class TrainingMonitor& monitor);
   void create_envs();

@@ -6,12 +6,13 @@
 namespace rlzoo {
 
 PpoActorPolicy::PpoActorPolicy(std::shared_ptr<BatchEvaluator> evaluator, const ModuleParameterStore& store,
-                               const Space& action_space, std::size_t mask_size)
+                               const Space& action_space, std::size_t mask_size, bool wait_for_rounds)
     : evaluator_(std::move(evaluator)),
       client_(store),
       action_space_(action_space),
       action_floats_(action_space.is_discrete() ? 1 : static_cast<std::size_t>(action_space.numel())),
-      mask_size_(mask_size) {
+      mask_size_(mask_size),
+      wait_for_rounds_(wait_for_rounds) {
   RLZOO_CHECK(evaluator_->out_row_bytes() == (action_floats_ + 2) * sizeof(float),
               "PpoActorPolicy: the evaluator must give [action, log_prob, value] rows");
   if (!action_space.is_discrete())
@@ -22,7 +23,10 @@ PpoActorPolicy::PpoActorPolicy(std::shared_ptr<BatchEvaluator> evaluator, const 
 }
 
 std::uint64_t PpoActorPolicy::begin_trajectory(std::uint64_t sequence, const StopSource& stop) {
-  client_.wait_for(sequence + 1, stop);
+  if (wait_for_rounds_)
+    client_.wait_for(sequence + 1, stop);
+  else
+    client_.refresh();
   return client_.version();
 }
 

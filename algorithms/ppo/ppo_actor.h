@@ -21,10 +21,11 @@ namespace rlzoo {
 
 class PpoActorPolicy : public ActorPolicy {
  public:
-  // `store`: the learner's parameters (waited on per trajectory); `mask_size`: legal-action
-  // flags per row (0 without masks).
+  // `store`: the learner's parameters (waited on per trajectory unless !wait_for_rounds: then
+  // the newest are taken, for actor processes whose store the fleet client keeps fresh);
+  // `mask_size`: legal-action flags per row (0 without masks).
   PpoActorPolicy(std::shared_ptr<BatchEvaluator> evaluator, const ModuleParameterStore& store,
-                 const Space& action_space, std::size_t mask_size);
+                 const Space& action_space, std::size_t mask_size, bool wait_for_rounds = true);
   std::size_t num_extras() const override { return action_floats_ + 2; }
   std::uint64_t begin_trajectory(std::uint64_t sequence, const StopSource& stop) override;
   bool act(const ActBatch& batch) override;
@@ -34,6 +35,7 @@ class PpoActorPolicy : public ActorPolicy {
   ParameterClient<ParameterSnapshot> client_;
   Space action_space_;
   std::size_t action_floats_, mask_size_;
+  bool wait_for_rounds_;
   std::vector<float> low_, high_;
   std::vector<std::byte> in_;
 };

@@ -50,6 +50,40 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   return go_on;
 }
 
+std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStore& store) const {
+  const Space& obs_space = spec_.observation_space;
+  const Space& act_space = spec_.action_space;
+  const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
+  const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
+  ActorCritic replica = keeping_torch_rng([&] { return ActorCritic(obs_space, act_space, cfg_.policy); });
+  return std::make_shared<ModuleEvaluator>(
+      obs_space, mask_size, static_cast<std::size_t>(d + 2), replica.ptr(),
+      [replica, d](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks) mutable {
+        auto [dist, values] = replica->forward(obs, masks);
+        const auto a = dist.sample();
+        const auto rows = values.size(0);
+        return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
+                           values.reshape({rows, 1})},
+                          1);
+      },
+      &store);
+}
+
+std::optional<ActorRole> PpoAgent::actor_role() {
+  const Space& act_space = spec_.action_space;
+  const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
+  const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
+  ActorRole role;
+  role.shape = TrajectoryShape{cfg_.n_steps, setup_.preset.runtime.envs_per_actor, spec_.observation_space.byte_size(),
+                               act_space.byte_size(), static_cast<std::size_t>(d + 2), mask_size};
+  role.on_policy = true;
+  role.make_policy = [this, act_space, mask_size](const ModuleParameterStore& store, int) -> std::unique_ptr<ActorPolicy> {
+    return std::make_unique<PpoActorPolicy>(make_replica(store), store, act_space, mask_size,
+                                            /*wait_for_rounds=*/false);
+  };
+  return role;
+}
+
 void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   const RuntimeConfig& rt = setup_.preset.runtime;
   if (!buffer_ || buffer_->n_envs() != rollout_envs())
@@ -64,41 +98,30 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   // Declared before the fleet: actors use them until it has joined.
   ModuleParameterStore store;
   store.publish(snapshot_module(*policy_));  // version 1: what round 0 is collected with
-  auto make_replica = [&]() -> std::shared_ptr<BatchEvaluator> {
-    ActorCritic replica = keeping_torch_rng([&] { return ActorCritic(obs_space, act_space, cfg_.policy); });
-    return std::make_shared<ModuleEvaluator>(
-        obs_space, mask_size, out_floats, replica.ptr(),
-        [replica, d](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks) mutable {
-          auto [dist, values] = replica->forward(obs, masks);
-          const auto a = dist.sample();
-          const auto rows = values.size(0);
-          return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
-                             values.reshape({rows, 1})},
-                            1);
-        },
-        &store);
+  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
+  auto learn_round = [&](const Trajectory& round) {
+    RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
+    const bool go_on = record_round(round, monitor, callbacks);
+    update(monitor);
+    store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
+    return go_on && num_timesteps_ < target;
   };
-  std::unique_ptr<BatchingServer> server = make_inference_server(rt, make_replica);
+  if (remote_fleet()) return run_remote_training(*this, *actor_role(), store, monitor, callbacks, learn_round);
+
+  auto replica = [&]() { return make_replica(store); };
+  std::unique_ptr<BatchingServer> server = make_inference_server(rt, replica);
   ActorFleet fleet(preset_fleet_options(setup_.preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup_.preset),
                    [&](int) -> std::unique_ptr<ActorPolicy> {
                      return std::make_unique<PpoActorPolicy>(
                          actor_evaluator(server.get(), obs_space.byte_size() + mask_size, out_floats * sizeof(float),
-                                         make_replica),
+                                         replica),
                          store, act_space, mask_size);
                    });
   fleet.on_stop([&] {
     if (server) server->stop();
     store.wake();
   });
-
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  run_actor_training(*this, fleet, server.get(), monitor, callbacks, [&](const Trajectory& round) {
-    RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
-    const bool go_on = record_round(round, monitor, callbacks);
-    update(monitor);
-    store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
-    return go_on && num_timesteps_ < target;
-  });
+  run_actor_training(*this, fleet, server.get(), monitor, callbacks, learn_round);
 }
 
 }  // namespace rlzoo

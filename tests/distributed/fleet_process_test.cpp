@@ -1,0 +1,173 @@
+// Learner and actor processes on loopback (`rlzoo learner`, `rlzoo actor`): a fleet trains
+// CartPole-v1, survives an actor killed with SIGKILL and a learner killed and resumed from its
+// checkpoint, and refuses an actor with the wrong token.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sys/wait.h>
+
+#include "tests/support/child_process.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+const std::string kPreset = "configs/ppo/CartPole-v1-fleet.yaml";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+nlohmann::json stats(const fs::path& p) {
+  const std::string text = read(p);
+  if (text.empty()) return nlohmann::json::object();
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+std::uint64_t used(const fs::path& p) {
+  const auto j = stats(p);
+  return j.contains("used") ? j["used"].get<std::uint64_t>() : 0;
+}
+
+struct Fleet {
+  fs::path dir = test::make_temp_dir("rlzoo-fleet");
+  fs::path run = dir / "run";
+  int port = 0;
+  test::ChildProcess learner;
+  std::vector<test::ChildProcess> actors;
+
+  // Starts `rlzoo learner` (port 0 unless given) and waits until it listens.
+  void start_learner(std::vector<std::string> extra, const std::string& stats_name = "stats.json") {
+    const fs::path port_file = dir / "port";
+    fs::remove(port_file);
+    std::vector<std::string> args{test::cli_path(), "learner", "-q", "--listen",
+                                  "127.0.0.1:" + std::to_string(port), "--port-file", port_file.string(),
+                                  "--stats-file", (dir / stats_name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    learner = test::ChildProcess(args, test::source_dir(), (dir / "learner.log").string());
+    ASSERT_TRUE(test::wait_until([&] { return !read(port_file).empty(); }, 60s)) << read(dir / "learner.log");
+    port = std::stoi(read(port_file));
+  }
+  test::ChildProcess start_actor(int id, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{test::cli_path(), "actor", "--connect", "127.0.0.1:" + std::to_string(port),
+                                  "--max-idle-s", "60"};
+    if (id >= 0) {
+      args.push_back("--actor-id");
+      args.push_back(std::to_string(id));
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::ChildProcess(args, test::source_dir(), (dir / fmt::format("actor{}.log", id)).string());
+  }
+  std::string logs() const {
+    std::string all = "learner:\n" + read(dir / "learner.log");
+    for (int i = -1; i < 3; ++i) all += fmt::format("\nactor {}:\n", i) + read(dir / fmt::format("actor{}.log", i));
+    return all;
+  }
+};
+
+double eval_mean(const fs::path& agent) {
+  const auto r = test::run_command("'" + test::cli_path() + "' eval " + agent.string() + " --episodes 10");
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(r.out, m, std::regex("mean return ([-0-9.]+)"))) << r.out << r.err;
+  return m.empty() ? 0.0 : std::stod(m[1]);
+}
+
+bool exited_ok(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+TEST(FleetProcesses, OneLearnerAndTwoActorProcessesTrainCartPole) {
+  Fleet f;
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=30000"});
+  auto a0 = f.start_actor(0), a1 = f.start_actor(1);
+  ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
+  // The learner told them it finished: they stop on their own.
+  EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
+  EXPECT_TRUE(exited_ok(a1.wait(30s))) << f.logs();
+  const auto s = stats(f.dir / "stats.json");
+  EXPECT_EQ(s["rejected"].size(), 0u) << s.dump();
+  ASSERT_EQ(s["runs"].size(), 2u);
+  for (const auto& [id, run] : s["runs"].items()) EXPECT_GT(run["used"].get<int>(), 20) << s.dump();
+  // The tuned preset reaches ~470 at 30k steps in one process; a fleet must learn too.
+  EXPECT_GE(eval_mean(f.run / "final"), 150.0) << f.logs();
+}
+
+TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
+  Fleet f;
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=100000",
+                   "--heartbeat-timeout-ms", "1500"});
+  auto a0 = f.start_actor(0);
+  auto a1 = f.start_actor(1);
+  const fs::path st = f.dir / "stats.json";
+  ASSERT_TRUE(test::wait_until([&] { return used(st) >= 20; }, 120s)) << f.logs();
+  a1.kill_now();  // SIGKILL, mid-trajectory or mid-call
+  const std::uint64_t at_kill = used(st);
+  // Actor 0 alone keeps the learner going.
+  EXPECT_TRUE(test::wait_until([&] { return used(st) >= at_kill + 30; }, 120s)) << f.logs();
+  // As `rlzoo launch` would: the same slot again, a new process (a new run id).
+  auto a1b = f.start_actor(1);
+  EXPECT_TRUE(test::wait_until([&] { return stats(st)["runs"].size() == 3; }, 60s)) << f.logs();
+  ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
+  EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
+  EXPECT_TRUE(exited_ok(a1b.wait(30s))) << f.logs();
+  const auto s = stats(st);
+  EXPECT_EQ(s["used_after_end"].get<int>(), 0) << s.dump();
+  int ended = 0, actor1_runs = 0;
+  for (const auto& [id, run] : s["runs"].items()) {
+    if (run["actor"].get<int>() == 1) ++actor1_runs;
+    if (!run["ended"].get<std::string>().empty()) ++ended;
+  }
+  EXPECT_EQ(actor1_runs, 2) << s.dump();
+  EXPECT_EQ(ended, 1) << s.dump();
+  EXPECT_TRUE(fs::exists(f.run / "final"));
+}
+
+TEST(FleetProcesses, ActorsContinueWithALearnerResumedFromItsCheckpoint) {
+  Fleet f;
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=30000", "--set",
+                   "checkpoint.every=4096"});
+  auto a0 = f.start_actor(0), a1 = f.start_actor(1);
+  const fs::path latest = f.run / "checkpoints" / "latest";
+  ASSERT_TRUE(test::wait_until([&] { return fs::exists(latest); }, 120s)) << f.logs();
+  const auto before = stats(f.dir / "stats.json");
+  f.learner.kill_now();
+  // The same address again, from the checkpoint; the actors retry meanwhile.
+  f.start_learner({"--resume", f.run.string()}, "stats2.json");
+  ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
+  EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
+  EXPECT_TRUE(exited_ok(a1.wait(30s))) << f.logs();
+  const auto after = stats(f.dir / "stats2.json");
+  EXPECT_NE(after["learner_run"], before["learner_run"]);
+  // The same two actor processes (run ids) trained the resumed learner.
+  for (const auto& [id, run] : before["runs"].items()) {
+    ASSERT_TRUE(after["runs"].contains(id)) << after.dump();
+    EXPECT_GT(after["runs"][id]["used"].get<int>(), 0);
+  }
+  EXPECT_TRUE(fs::exists(f.run / "final"));
+}
+
+TEST(FleetProcesses, AnActorWithTheWrongTokenIsRefused) {
+  Fleet f;
+  std::ofstream(f.dir / "token") << "s3cret\n";
+  std::ofstream(f.dir / "wrong") << "guess\n";
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--token-file", (f.dir / "token").string()});
+  auto bad = f.start_actor(-1, {"--token-file", (f.dir / "wrong").string()});
+  const int status = bad.wait(60s);
+  ASSERT_NE(status, -1) << f.logs();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  EXPECT_NE(read(f.dir / "actor-1.log").find("wrong token"), std::string::npos) << f.logs();
+  EXPECT_GE(stats(f.dir / "stats.json")["unauthenticated"].get<int>(), 1);
+  EXPECT_EQ(stats(f.dir / "stats.json")["registrations"].get<int>(), 0);
+  f.learner.signal(SIGTERM);
+  EXPECT_NE(f.learner.wait(60s), -1);
+}
+
+}  // namespace
+}  // namespace rlzoo
