@@ -7,22 +7,55 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <filesystem>
 #include <memory>
 
 #include "agents/agent.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/common/error.h"
+#include "distributed/c10d_reducer.h"
 #include "distributed/fleet_actor.h"
 #include "distributed/fleet_auth.h"
 #include "distributed/fleet_server.h"
+#include "distributed/launcher.h"
 
 namespace rlzoo::cli {
 
 namespace {
 
+// --learners/--rank/--rendezvous: several learners averaging gradients over c10d.
+struct LearnerGroupCli {
+  int learners = 1;
+  int rank = 0;
+  std::string rendezvous = "127.0.0.1:29500";
+};
+
+void add_group_options(CLI::App* cmd, LearnerGroupCli& g) {
+  cmd->add_option("--learners", g.learners, "Learner processes averaging gradients (c10d, Gloo)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--rank", g.rank, "This learner's index, 0..learners-1 (rank 0 hosts the rendezvous)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--rendezvous", g.rendezvous, "host:port where the learners meet (a TCPStore on rank 0)")
+      ->default_val(g.rendezvous);
+}
+
+// Rank r trains on its own episodes (seed + r); gradients are averaged over the group.
+void use_group(const LearnerGroupCli& g, TrainOptions& train) {
+  if (g.learners <= 1) return;
+  if (g.rank >= g.learners)
+    throw UserError(fmt::format("--rank {}: must be below --learners {}", g.rank, g.learners));
+  train.seed_offset = g.rank;
+  auto previous = train.prepare;
+  train.prepare = [g, previous](Agent& agent) {
+    if (previous) previous(agent);
+    agent.set_gradient_reducer(std::make_shared<C10dGradientReducer>(C10dOptions{g.rendezvous, g.rank, g.learners}));
+  };
+}
+
 struct LearnerCli {
   TrainOptions train;
+  LearnerGroupCli group;
   FleetServerOptions server;
   std::string token_file;
   double max_message_mb = 64;
@@ -59,6 +92,7 @@ void run_learner_command(LearnerCli& o) {
                       "or with --set runtime.actors=N");
     agent.set_remote_fleet(fleet);
   };
+  use_group(o.group, o.train);
   run_train(o.train);
 }
 
@@ -75,7 +109,15 @@ void run_actor_command(ActorCli& o) {
 
 }  // namespace
 
-void add_distributed_commands(CLI::App& app, const std::string& command_line) {
+void add_distributed_commands(CLI::App& app, const std::string& command_line, std::shared_ptr<TrainOptions> train) {
+  auto group = std::make_shared<LearnerGroupCli>();
+  CLI::App* train_cmd = app.get_subcommand("train");
+  add_group_options(train_cmd, *group);
+  train_cmd->callback([train, group] {
+    use_group(*group, *train);
+    run_train(*train);
+  });
+
   auto l = std::make_shared<LearnerCli>();
   l->train.command_line = command_line;
   auto* learner = app.add_subcommand("learner", "Train with actor processes (rlzoo actor) sending trajectories over gRPC");
@@ -97,6 +139,7 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line) {
       ->check(CLI::PositiveNumber);
   learner->add_option("--max-message-mb", l->max_message_mb, "Largest message accepted or sent")
       ->check(CLI::PositiveNumber);
+  add_group_options(learner, l->group);
   learner->callback([l] { run_learner_command(*l); });
 
   auto a = std::make_shared<ActorCli>();
@@ -112,6 +155,30 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line) {
   actor->add_option("--max-message-mb", a->max_message_mb, "Largest message accepted or sent")
       ->check(CLI::PositiveNumber);
   actor->callback([a] { run_actor_command(*a); });
+
+  auto launch_opts = std::make_shared<LaunchOptions>();
+  auto launch_preset = std::make_shared<std::string>();
+  auto launch_sets = std::make_shared<std::vector<std::string>>();
+  auto* launch = app.add_subcommand("launch", "Run a local fleet as processes: learner(s) and actors, crashed actors restarted");
+  launch->add_option("--preset,-p", *launch_preset, "The learner's preset")->required();
+  launch->add_option("--set,-s", *launch_sets, "Override a preset key");
+  launch->add_option("--actors", launch_opts->actors, "Actor processes")->check(CLI::PositiveNumber);
+  launch->add_option("--learners", launch_opts->learners, "Learner processes (a c10d group when > 1)")
+      ->check(CLI::PositiveNumber);
+  launch->add_option("--run-dir", launch_opts->run_dir, "Run directory")->required();
+  launch->add_option("--log-dir", launch_opts->log_dir, "One log file per process here (default: this terminal)");
+  launch->add_option("--max-backoff-s", launch_opts->max_backoff_s, "Longest wait before restarting a crashed actor")
+      ->check(CLI::PositiveNumber);
+  launch->callback([=] {
+    LaunchOptions o = *launch_opts;
+    o.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+    o.learner_args = {"--preset", *launch_preset};
+    for (const auto& s : *launch_sets) {
+      o.learner_args.push_back("--set");
+      o.learner_args.push_back(s);
+    }
+    if (const int status = run_launch(o); status != 0) throw ExitWith{status};
+  });
 }
 
 }  // namespace rlzoo::cli

@@ -118,6 +118,10 @@ void run_train(TrainOptions& o) {
   }
   for (const auto& s : o.sets) apply_override(root, s, ctx);
   if (o.seed) apply_override(root, fmt::format("seed={}", *o.seed), ctx);
+  if (o.seed_offset != 0) {
+    const std::int64_t seed = root["seed"] ? root["seed"].as<std::int64_t>() : 0;
+    apply_override(root, fmt::format("seed={}", seed + o.seed_offset), ctx);
+  }
   // Validate everything before anything is written.
   auto agent = make_agent_from_yaml(root, ctx);
   if (o.prepare) o.prepare(*agent);
@@ -204,7 +208,7 @@ void run_eval(const std::string& dir, int episodes, bool stochastic, bool per_ep
 
 }  // namespace
 
-void add_train_commands(CLI::App& app, const std::string& command_line) {
+std::shared_ptr<TrainOptions> add_train_commands(CLI::App& app, const std::string& command_line) {
   auto o = std::make_shared<TrainOptions>();
   o->command_line = command_line;
   auto* train = app.add_subcommand("train", "Train an agent: ALGO ENV, or --preset FILE, or --resume DIR");
@@ -247,6 +251,7 @@ void add_train_commands(CLI::App& app, const std::string& command_line) {
   enjoy->add_option("--target-return", *etarget, "The return a return-conditioned agent (dt) is asked to achieve");
   enjoy->callback(
       [=] { run_eval(*edir, *eepisodes, false, true, *record, (*size)[0], (*size)[1], *render, {}, *etarget); });
+  return o;
 }
 
 }  // namespace rlzoo::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 
 namespace rlzoo::cli {
@@ -12,6 +13,10 @@ namespace rlzoo::cli {
 struct Interrupted {
   int signal;
 };
+// Thrown to end with a given exit status (`rlzoo launch` passes on its learners').
+struct ExitWith {
+  int status;
+};
 
 void add_list_command(CLI::App& app);
 void add_env_commands(CLI::App& app);
@@ -19,12 +24,14 @@ void add_bench_commands(CLI::App& app);
 // `rlzoo dataset ...`; collecting with a saved agent needs LibTorch, the rest does not.
 void add_dataset_commands(CLI::App& app, const std::string& command_line);
 #ifdef RLZOO_WITH_TORCH
-void add_train_commands(CLI::App& app, const std::string& command_line);
+// Returns the options `rlzoo train` fills (other command groups add to them).
+std::shared_ptr<struct TrainOptions> add_train_commands(CLI::App& app, const std::string& command_line);
 void add_doudizhu_commands(CLI::App& app);
 #endif
 #ifdef RLZOO_WITH_GRPC
 // `rlzoo learner`, `rlzoo actor` (distributed/).
-void add_distributed_commands(CLI::App& app, const std::string& command_line);
+// Also adds --learners/--rank/--rendezvous to `rlzoo train` (whose options are `train`).
+void add_distributed_commands(CLI::App& app, const std::string& command_line, std::shared_ptr<TrainOptions> train);
 #endif
 
 }  // namespace rlzoo::cli

@@ -31,9 +31,11 @@ int main(int argc, char** argv) {
   rlzoo::cli::add_bench_commands(app);
   rlzoo::cli::add_dataset_commands(app, command_line);
 #ifdef RLZOO_WITH_TORCH
-  rlzoo::cli::add_train_commands(app, command_line);
+  auto train_options = rlzoo::cli::add_train_commands(app, command_line);
 #ifdef RLZOO_WITH_GRPC
-  rlzoo::cli::add_distributed_commands(app, command_line);
+  rlzoo::cli::add_distributed_commands(app, command_line, train_options);
+#else
+  (void)train_options;
 #endif
   rlzoo::cli::add_doudizhu_commands(app);
 #endif
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const rlzoo::cli::Interrupted& i) {
     return 128 + i.signal;
+  } catch (const rlzoo::cli::ExitWith& e) {
+    return e.status;
   } catch (const rlzoo::ThreadError& e) {
     // A runtime thread failed: bad input (a UserError in an actor) is reported like any other.
     bool user_error = false;

@@ -20,6 +20,8 @@ struct TrainOptions {
   std::optional<std::int64_t> seed;
   bool quiet = false;
   std::string command_line;
+  // Added to the preset's seed of a new run (learner r of a group trains on other episodes).
+  std::int64_t seed_offset = 0;
   // Called with the agent once it is made (or loaded to resume), before anything is written.
   std::function<void(Agent&)> prepare;
 };

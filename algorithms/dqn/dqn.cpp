@@ -210,6 +210,11 @@ void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& 
 void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
   configure_threads(setup_.preset.torch_threads, 1);
+  {  // several learners start alike
+    std::vector<torch::Tensor> params = q_net_->parameters();
+    for (const auto& p : q_target_->parameters()) params.push_back(p);
+    gradient_reducer().synchronize(params);
+  }
   if (setup_.preset.runtime.enabled()) return learn_parallel(timesteps, callbacks);
   if (!venv_) {
     venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);

@@ -120,6 +120,7 @@ torch::Tensor DtAgent::predict(const torch::Tensor& states, const torch::Tensor&
 void DtAgent::learn(std::int64_t gradient_steps, CallbackList* callbacks) {
   if (gradient_steps < 1) throw UserError(fmt::format("learn: gradient steps must be >= 1, got {}", gradient_steps));
   configure_threads(setup_.preset.torch_threads, setup_.preset.torch_threads);
+  gradient_reducer().synchronize(model_->parameters());  // several learners start alike
   const OfflineData& d = data();
   const std::int64_t target = num_steps_ + gradient_steps;
   TrainingMonitor monitor(*this, target, setup_.preset.log_every);

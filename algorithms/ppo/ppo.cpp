@@ -240,6 +240,7 @@ void PpoAgent::update(TrainingMonitor& monitor) {
 void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
   configure_threads(setup_.preset.torch_threads, 1);
+  gradient_reducer().synchronize(policy_->parameters());  // several learners start alike
   if (setup_.preset.runtime.enabled() || remote_fleet()) return learn_parallel(timesteps, callbacks);
   if (!venv_) {
     create_envs();

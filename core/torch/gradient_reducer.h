@@ -17,8 +17,12 @@ class GradientReducer {
   // Replaces each parameter's .grad() by the reduced gradient (in place). Parameters without a
   // gradient are skipped.
   virtual void reduce(const std::vector<torch::Tensor>& parameters) = 0;
-  // Learners taking part (1 in one process).
+  // Makes every learner start from the same parameters (the first learner's), in place.
+  // Learners call it at the start of learn().
+  virtual void synchronize(const std::vector<torch::Tensor>& /*parameters*/) {}
+  // Learners taking part (1 in one process), and this one's index.
   virtual int world_size() const { return 1; }
+  virtual int rank() const { return 0; }
 };
 
 // One learner: gradients stay as they are.
