@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "core/common/error.h"
@@ -129,6 +130,7 @@ int run_launch(const LaunchOptions& o) {
 
   int result = 0;
   bool stopping = false;
+  std::optional<Clock::time_point> actors_deadline;
   for (;;) {
     if (signal_stop_requested() && !stopping) {
       stopping = true;
@@ -164,7 +166,12 @@ int run_launch(const LaunchOptions& o) {
     bool learners_done = true;
     for (const auto& c : children) learners_done = learners_done && (!c.learner || c.done);
     if (learners_done && !stopping) {
-      stopping = true;  // actors hear "finished" from the learner; stop any that did not
+      // Actors hear "finished" from the learner and exit; give them a moment, then stop the rest.
+      stopping = true;
+      actors_deadline = Clock::now() + std::chrono::seconds(5);
+    }
+    if (actors_deadline && Clock::now() >= *actors_deadline) {
+      actors_deadline.reset();
       for (auto& c : children)
         if (c.pid > 0) kill(c.pid, SIGTERM);
     }

@@ -169,5 +169,33 @@ TEST(FleetProcesses, AnActorWithTheWrongTokenIsRefused) {
   EXPECT_NE(f.learner.wait(60s), -1);
 }
 
+TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
+  const fs::path dir = test::make_temp_dir("rlzoo-launch");
+  test::ChildProcess launch({test::cli_path(), "launch", "--preset", kPreset, "--actors", "2", "--run-dir",
+                             (dir / "run").string(), "--log-dir", (dir / "logs").string(), "--set",
+                             "n_timesteps=100000"},
+                            test::source_dir(), (dir / "launch.log").string());
+  // Find actor 1's pid in the launcher's log once training runs, and kill it.
+  std::smatch m;
+  const std::regex started("actor1 started \\(pid ([0-9]+)\\)");
+  ASSERT_TRUE(test::wait_until(
+      [&] {
+        const std::string log = read(dir / "launch.log");
+        return std::regex_search(log, m, started) && read(dir / "logs" / "learner.log").find("actor 1 registered") !=
+                                                          std::string::npos;
+      },
+      60s))
+      << read(dir / "launch.log");
+  ASSERT_EQ(kill(std::stoi(m[1]), SIGKILL), 0);
+  const int status = launch.wait(300s);
+  const std::string log = read(dir / "launch.log");
+  ASSERT_TRUE(exited_ok(status)) << log;
+  EXPECT_NE(log.find("actor1 killed by signal 9; restarting in"), std::string::npos) << log;
+  const std::regex actor1("actor1 started");
+  const auto restarts = std::distance(std::sregex_iterator(log.begin(), log.end(), actor1), std::sregex_iterator());
+  EXPECT_EQ(restarts, 2) << log;
+  EXPECT_TRUE(fs::exists(dir / "run" / "final"));
+}
+
 }  // namespace
 }  // namespace rlzoo
