@@ -14,6 +14,9 @@ void add_doudizhu_bench_command(CLI::App& bench);
 void add_secbad_bench_command(CLI::App& bench);
 void add_dt_bench_command(CLI::App& bench);
 #endif
+#if defined(RLZOO_WITH_TORCH) && defined(RLZOO_WITH_GRPC)
+void add_distributed_bench_command(CLI::App& bench);
+#endif
 
 void add_bench_commands(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (JSON lines: bench, value, unit, baseline)");
@@ -28,6 +31,9 @@ void add_bench_commands(CLI::App& app) {
   add_doudizhu_bench_command(*bench);
   add_secbad_bench_command(*bench);
   add_dt_bench_command(*bench);
+#endif
+#if defined(RLZOO_WITH_TORCH) && defined(RLZOO_WITH_GRPC)
+  add_distributed_bench_command(*bench);
 #endif
 }
 

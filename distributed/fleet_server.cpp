@@ -155,6 +155,7 @@ struct GrpcFleet::State {
       std::lock_guard lock(mutex);
       const FleetStats& s = stats;
       j = {{"registrations", s.registrations}, {"accepted", s.accepted},   {"used", s.used},
+           {"bytes_accepted", s.bytes_accepted},
            {"stale", s.stale},                 {"discarded_ended", s.discarded_ended},
            {"unauthenticated", s.unauthenticated}, {"rejected", s.rejected}, {"used_after_end", s.used_after_end}};
       nlohmann::json runs_json = nlohmann::json::object();
@@ -314,6 +315,7 @@ class FleetService final : public fleet::Fleet::Service {
     {
       std::lock_guard lock(s_.mutex);
       ++s_.stats.accepted;
+      s_.stats.bytes_accepted += req->ByteSizeLong();
       ++s_.accepted_by_version[version];
       s_.accepted_by_version.erase(s_.accepted_by_version.begin(), s_.accepted_by_version.lower_bound(version));
     }

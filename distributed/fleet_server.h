@@ -28,6 +28,7 @@ namespace rlzoo {
 struct FleetStats {
   std::uint64_t registrations = 0;
   std::uint64_t accepted = 0;          // trajectories queued
+  std::uint64_t bytes_accepted = 0;    // their size on the wire
   std::uint64_t used = 0;              // trajectories handed to the learner
   std::uint64_t stale = 0;             // on-policy: made with older parameters, dropped
   std::uint64_t discarded_ended = 0;   // queued trajectories of runs that ended, dropped
