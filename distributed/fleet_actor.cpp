@@ -35,6 +35,7 @@ class FleetClient {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
     args.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
+    if (!o.security.tls_server_name.empty()) args.SetSslTargetNameOverride(o.security.tls_server_name);
     stub_ = fleet::Fleet::NewStub(grpc::CreateCustomChannel(o.connect, channel_credentials(o.security), args));
     run_id_ = (static_cast<std::uint64_t>(rng_()) << 32) ^ rng_();
     last_contact_ = Clock::now();

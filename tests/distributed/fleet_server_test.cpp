@@ -188,5 +188,53 @@ TEST(FleetServer, ARunRegisteredAgainEndsTheOldOneAndItsQueuedTrajectoriesAreDro
   EXPECT_NE(s.ended_runs.at(kRun).find("registered again"), std::string::npos);
 }
 
+// A CA, a learner certificate for localhost/127.0.0.1 and an actor certificate, made with the
+// openssl command; false where it is missing.
+bool make_certificates(const std::string& dir) {
+  const std::string cmd = fmt::format(
+      "cd '{}' && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=rlzoo-test-ca && "
+      "openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=localhost && "
+      "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.ext && "
+      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 1 -extfile san.ext && "
+      "openssl req -newkey rsa:2048 -nodes -keyout client.key -out client.csr -subj /CN=actor && "
+      "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem -days 1",
+      dir);
+  return test::run_command(cmd + " >/dev/null 2>&1").status == 0;
+}
+
+TEST(FleetServer, MutualTlsAdmitsOnlyActorsWithACertificateFromTheCa) {
+  const std::string dir = test::make_temp_dir("rlzoo-tls");
+  if (!make_certificates(dir)) GTEST_SKIP() << "the openssl command is not available; not run";
+  FleetServerOptions o;
+  o.listen = "127.0.0.1:0";
+  o.finish_grace_ms = 100;
+  o.security = {"tls token", dir + "/server.pem", dir + "/server.key", dir + "/ca.pem", ""};
+  auto fleet = std::make_shared<GrpcFleet>(o);
+  ModuleParameterStore params;
+  params.publish(ParameterSnapshot{});
+  auto source = fleet->open(small_spec(), params);
+  auto try_register = [&](const FleetSecurity& client) {
+    auto stub = fleet::Fleet::NewStub(
+        grpc::CreateChannel(fmt::format("localhost:{}", fleet->port()), channel_credentials(client)));
+    grpc::ClientContext ctx;
+    add_token(ctx, "tls token");
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    fleet::RegisterRequest req;
+    req.set_protocol(kFleetProtocolVersion);
+    req.set_actor_id(-1);
+    req.set_run_id(kRun);
+    req.set_spec_hash("feedfacefeedface");
+    fleet::RegisterReply reply;
+    return stub->Register(&ctx, req, &reply);
+  };
+  // Plain text, and TLS without a client certificate, do not get through.
+  EXPECT_FALSE(try_register(FleetSecurity{}).ok());
+  EXPECT_FALSE(try_register(FleetSecurity{"", "", "", dir + "/ca.pem", ""}).ok());
+  // The learner's CA and the actor's certificate: admitted.
+  const grpc::Status st = try_register(FleetSecurity{"", dir + "/client.pem", dir + "/client.key", dir + "/ca.pem", ""});
+  EXPECT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(fleet->stats().registrations, 1u);
+}
+
 }  // namespace
 }  // namespace rlzoo
