@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <random>
@@ -216,11 +217,14 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
   FleetActorResult& result_;
   std::unique_ptr<ActorPolicy> policy_;
   ModuleParameterStore store_;
-  std::uint64_t learner_run_ = 0, held_ = 0, learner_version_ = 0, reset_seed_ = 0;
+  // learner_run_, heartbeat_ms_ and must_register_ are shared with the heartbeat thread.
+  std::atomic<std::uint64_t> learner_run_{0};
+  std::uint64_t held_ = 0, learner_version_ = 0, reset_seed_ = 0;
   std::uint64_t used_ = 0;  // the version of the last trajectory sent
   int actor_id_ = -1;
-  std::int64_t env_offset_ = 0, heartbeat_ms_ = 5000;
-  bool must_register_ = false;
+  std::int64_t env_offset_ = 0;
+  std::atomic<std::int64_t> heartbeat_ms_{5000};
+  std::atomic<bool> must_register_{false};
 };
 
 // Sends heartbeats while the actor lives; flags a learner that forgot this run.
