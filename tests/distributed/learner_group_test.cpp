@@ -2,17 +2,14 @@
 // on different episodes (seed + rank) they end with identical parameters.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "distributed/launcher.h"
 #include "tests/support/child_process.h"
 #include "tests/support/test_paths.h"
 
@@ -21,19 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t n = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
 
 nlohmann::json manifest(const fs::path& agent) {
   std::ifstream in(agent / "manifest.json");
@@ -47,7 +31,7 @@ std::string read(const fs::path& p) {
 
 TEST(LearnerGroup, TwoLearnersOnDifferentEpisodesKeepIdenticalParameters) {
   const fs::path dir = test::make_temp_dir("rlzoo-group");
-  const std::string rendezvous = "127.0.0.1:" + std::to_string(free_port());
+  const std::string rendezvous = "127.0.0.1:" + std::to_string(free_loopback_port());
   std::vector<test::ChildProcess> ranks;
   for (int r = 0; r < 2; ++r)
     ranks.emplace_back(
