@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
+#include <random>
 
 #include "distributed/fleet_auth.h"
 #include "distributed/fleet_wire.h"
@@ -105,6 +106,44 @@ TEST(FleetWire, EachKindOfBadTrajectoryIsRefusedWithItsReason) {
     m.mutable_final_obs()->set_data(o);
   }
   expect_kind(m, "non_finite", "final_obs: row 3");
+}
+
+// Random damage to the bytes of a valid message (seeded): whatever still parses as a message is
+// either decoded into a trajectory of the agreed shape or refused with a reason; nothing
+// crashes, throws or reads out of bounds.
+TEST(FleetWire, DamagedMessagesAreDecodedOrRefusedNeverCrash) {
+  fleet::TrajectoryUpload good;
+  encode_trajectory(sample_trajectory(), good);
+  const std::string bytes = good.SerializeAsString();
+  std::mt19937 rng(7);
+  int parsed = 0, refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string damaged = bytes;
+    const int edits = 1 + static_cast<int>(rng() % 8);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % damaged.size();
+      switch (rng() % 3) {
+        case 0: damaged[at] = static_cast<char>(rng()); break;            // flip a byte
+        case 1: damaged.erase(at, 1 + rng() % 16); break;                  // cut
+        default: damaged.insert(at, std::string(1 + rng() % 16, static_cast<char>(rng())));  // insert
+      }
+      if (damaged.empty()) damaged = "x";
+    }
+    fleet::TrajectoryUpload m;
+    if (!m.ParseFromString(damaged)) continue;
+    ++parsed;
+    Trajectory out;
+    const auto error = decode(m, out);
+    if (error) {
+      ++refused;
+      EXPECT_FALSE(error->kind.empty());
+    } else {
+      EXPECT_EQ(out.shape, sample_trajectory().shape);
+      EXPECT_EQ(out.obs.size(), 3u * 2u * kObs.byte_size());
+    }
+  }
+  EXPECT_GT(parsed, 100);
+  EXPECT_GT(refused, 50);
 }
 
 TEST(FleetWire, ParametersRoundTripAndBadTensorsAreErrors) {
