@@ -177,7 +177,7 @@ def main():
     p.add_argument("--envs", nargs="+", default=list(ENVS), choices=list(ENVS))
     p.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--steps", type=int, default=5000, help="gradient steps per run (the paper: 100000)")
+    p.add_argument("--steps", type=int, default=2000, help="gradient steps per run (the paper: 100000)")
     p.add_argument("--set", action="append", default=[], help="extra preset override for every dt/bc run")
     p.add_argument("--ckpt-every", type=int, default=50000)
     p.add_argument("--ckpt-episodes", type=int, default=5)

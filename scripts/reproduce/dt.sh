@@ -4,7 +4,7 @@
 # paper's D4RL table beside them for reference, and DT's return against the target return.
 # Resumable: run it again.
 #
-#   scripts/reproduce/dt.sh                         # data, then 5,000 gradient steps per run
+#   scripts/reproduce/dt.sh                         # data, then 2,000 gradient steps per run (docs/results/dt.md)
 #   scripts/reproduce/dt.sh --steps 100000 --set hyperparams.device=cuda   # the paper's length, on a GPU
 #
 # Details and options: scripts/reproduce/dt.py --help
