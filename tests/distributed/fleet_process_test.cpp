@@ -131,7 +131,8 @@ TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
 
 TEST(FleetProcesses, ActorsContinueWithALearnerResumedFromItsCheckpoint) {
   Fleet f;
-  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=30000", "--set",
+  // Long enough after the restart for both actors to come back (their back-off reaches 5 s).
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=150000", "--set",
                    "checkpoint.every=4096"});
   auto a0 = f.start_actor(0), a1 = f.start_actor(1);
   const fs::path latest = f.run / "checkpoints" / "latest";
