@@ -33,5 +33,8 @@ function(rlzoo_add_grpc_protos target)
     list(APPEND srcs ${outs})
   endforeach()
   target_sources(${target} PRIVATE ${srcs})
-  target_link_libraries(${target} PUBLIC gRPC::grpc++)
+  # PRIVATE: gRPC's usage requirements (-pthread via its thread targets) would otherwise reach
+  # every consumer and stop it from using the precompiled torch header (built without them).
+  # Its headers are on the system include path, and a static library still links it through.
+  target_link_libraries(${target} PRIVATE gRPC::grpc++)
 endfunction()
