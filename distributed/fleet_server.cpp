@@ -403,7 +403,12 @@ class FleetSource : public TrajectorySource {
         }
       }
       pending_.clear();
-      s_->write_stats();
+      // At most twice a second from here: the file is written with an fsync, and rounds can
+      // come hundreds of times a second. Events (registrations, refusals, the end) write at once.
+      if (Clock::now() - last_stats_write_ > std::chrono::milliseconds(500)) {
+        s_->write_stats();
+        last_stats_write_ = Clock::now();
+      }
       return merge_envs(parts);
     }
     return std::nullopt;
@@ -431,6 +436,7 @@ class FleetSource : public TrajectorySource {
   std::unique_ptr<FleetService> service_;  // outlives the server
   std::unique_ptr<grpc::Server> server_;
   std::vector<Queued> pending_;
+  Clock::time_point last_stats_write_;
 };
 
 }  // namespace
