@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "core/common/error.h"
-#include "core/common/strings.h"
 
 namespace rlzoo {
 
