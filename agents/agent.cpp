@@ -31,6 +31,8 @@ double EvalResult::mean_length() const {
                                static_cast<double>(lengths.size());
 }
 
+std::int64_t Agent::preset_timesteps() const { return config()["n_timesteps"].as<std::int64_t>(); }
+
 torch::Tensor Agent::act_one(ConstBytes observation, const ActOptions& options) {
   const Space& space = env_spec().observation_space;
   if (observation.size() != space.byte_size())

@@ -21,6 +21,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "agents/callbacks.h"
+#include "agents/export/policy_export.h"
 #include "agents/runtime/fleet_role.h"
 #include "core/checkpoint/writer.h"
 #include "core/config/context.h"
@@ -67,6 +68,8 @@ class Agent {
   // Trains until num_timesteps() has grown by `timesteps` env steps (or a callback stops it).
   virtual void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) = 0;
   virtual std::int64_t num_timesteps() const = 0;
+  // The preset's n_timesteps: the length of training it asks for (`rlzoo train` uses it).
+  std::int64_t preset_timesteps() const;
 
   // Actions for a batch of raw (unnormalised) observations, one tensor per observation field
   // ([B, ...] each; see agents/nets/observation.h). Returns [B] int64 for Discrete actions or
@@ -108,6 +111,11 @@ class Agent {
   const std::string& log_dir() const { return log_dir_; }
   void set_progress_bar(bool on) { progress_bar_ = on; }
   bool progress_bar() const { return progress_bar_; }
+
+  // The deterministic policy as the exporters rebuild it (agents/export/, `rlzoo export`):
+  // nothing for algorithms whose acting network has no exporter (their registry entry then
+  // says exportable = false).
+  virtual std::optional<PolicyExport> export_policy() const { return std::nullopt; }
 
   // The acting half for actor processes of a distributed fleet (agents/runtime/fleet_role.h);
   // nothing for algorithms that have none.

@@ -26,9 +26,12 @@ struct AlgorithmEntry {
   std::function<std::unique_ptr<Agent>(const AgentSetup&)> create;
   // An agent restored from a checkpoint written by its save(): create(setup) then restore.
   std::function<std::unique_ptr<Agent>(const AgentSetup&, const CheckpointReader&)> load;
-  // "key (type, default ...): doc" lines of its hyperparameters.
-  std::function<std::vector<std::string>()> describe_hyperparams;
+  // Its hyperparameters (the `hyperparams:` keys): document_config<ItsConfig>(). Listed by
+  // `rlzoo list --hyperparams` and docs/presets.md.
+  std::function<ConfigDoc()> describe_hyperparams;
   std::string description;
+  // Its agents implement Agent::export_policy() (`rlzoo export` lists these when refusing one).
+  bool exportable = false;
 };
 
 Registry<AlgorithmEntry>& algorithm_registry();

@@ -21,6 +21,10 @@ class ObservationNormalizer {
   torch::Tensor normalize(const torch::Tensor& obs, bool update);
   nlohmann::json state() const { return rms_.state(); }
   void load_state(const nlohmann::json& s) { rms_.load_state(s); }
+  // What normalize() computes with (the policy exporters rebuild it).
+  const RunningMeanStd& statistics() const { return rms_; }
+  double clip() const { return clip_; }
+  double epsilon() const { return epsilon_; }
 
  private:
   RunningMeanStd rms_;

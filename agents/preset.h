@@ -54,15 +54,16 @@ struct PresetConfig {
   static void describe(Fields<PresetConfig>& f) {
     f("algo", &PresetConfig::algo, "algorithm id (rlzoo list algos)", Required{});
     f("env", &PresetConfig::env, "env id (rlzoo list envs)", Required{});
-    f("env_kwargs", &PresetConfig::env_kwargs, "keyword arguments of the env");
+    f("env_kwargs", &PresetConfig::env_kwargs, "keyword arguments of the env (docs/presets.md), and its wrappers");
     f("n_timesteps", &PresetConfig::n_timesteps, "env steps to train for", Bound::at_least(1));
     f("seed", &PresetConfig::seed, "seed of envs, networks and sampling", Bound::at_least(0));
     f("torch_threads", &PresetConfig::torch_threads, "LibTorch/BLAS threads of the learner", Bound::at_least(1));
     f("log_every", &PresetConfig::log_every, "env steps between log dumps", Bound::at_least(1));
     f("eval", &PresetConfig::eval, "periodic evaluation during training");
     f("checkpoint", &PresetConfig::checkpoint, "periodic checkpoints");
-    f("runtime", &PresetConfig::runtime, "parallel actor threads (algorithms that support them: dqn, ppo)");
-    f("hyperparams", &PresetConfig::hyperparams, "the algorithm's hyperparameters (see rlzoo list algos)");
+    f("runtime", &PresetConfig::runtime, "parallel actor threads (algorithms that support them: dqn, ppo, dmc)");
+    f("hyperparams", &PresetConfig::hyperparams,
+      "the algorithm's hyperparameters (docs/presets.md, or rlzoo list algos --hyperparams)");
   }
 };
 

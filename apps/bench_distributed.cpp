@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "agents/agent.h"
+#include "apps/app_paths.h"
 #include "apps/bench_util.h"
 #include "apps/commands.h"
 #include "core/config/yaml_io.h"
@@ -48,7 +49,7 @@ class RoundClock : public Callback {
 };
 
 std::unique_ptr<Agent> fleet_agent(const std::vector<std::string>& sets, std::int64_t steps) {
-  const std::string path = RLZOO_SOURCE_DIR "/configs/ppo/CartPole-v1-fleet.yaml";
+  const std::string path = (presets_dir() / "ppo" / "CartPole-v1-fleet.yaml").string();
   YAML::Node root = load_yaml_file(path);
   ConfigContext ctx(path);
   for (const auto& s : sets) apply_override(root, s, ctx);
@@ -79,7 +80,7 @@ FleetRun over_fleet(const std::vector<std::string>& sets, std::int64_t steps) {
   o.listen = fmt::format("127.0.0.1:{}", port);
   auto fleet = std::make_shared<GrpcFleet>(o);
   agent->set_remote_fleet(fleet);
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string self = executable_path().string();
   std::vector<pid_t> actors;
   for (int i = 0; i < 2; ++i) {
     const pid_t pid = fork();

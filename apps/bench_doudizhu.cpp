@@ -22,6 +22,7 @@
 #include "agents/agent.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc.h"
+#include "apps/app_paths.h"
 #include "apps/bench_util.h"
 #include "apps/commands.h"
 #include "core/torch/threads.h"
@@ -39,7 +40,7 @@ struct DouDizhuBenchOptions {
   int repeats = 3;
   int games = 64;
   std::int64_t train_frames = 320'000;
-  std::string configs = RLZOO_SOURCE_DIR "/configs";
+  std::string configs;  // "": presets_dir()
 };
 
 nlohmann::json reference(double value) { return {{"reference_douzero_python", value}}; }
@@ -191,7 +192,8 @@ void bench_actor(const DouDizhuBenchOptions& o) {
 
 void bench_training(const DouDizhuBenchOptions& o) {
   if (o.train_frames <= 0) return;
-  auto agent = Agent::from_preset(o.configs + "/dmc/DouDizhu-v0.yaml",
+  const std::string configs = o.configs.empty() ? presets_dir().string() : o.configs;
+  auto agent = Agent::from_preset(configs + "/dmc/DouDizhu-v0.yaml",
                                   {fmt::format("n_timesteps={}", o.train_frames), "hyperparams.eval_every=0"});
   agent->set_progress_bar(false);
   // A short warm-up so that thread start and the first batches do not count.
@@ -220,7 +222,7 @@ void add_doudizhu_bench_command(CLI::App& bench) {
   cmd->add_option("--games", o->games, "Concurrent games of the actor benchmark")->check(CLI::PositiveNumber);
   cmd->add_option("--train-frames", o->train_frames, "Frames of the timed training run (0: skip)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--configs", o->configs, "Presets directory");
+  cmd->add_option("--configs", o->configs, "Presets directory (default: the shipped presets)");
   cmd->callback([o] {
     bench_engine(*o);
     bench_actor(*o);

@@ -4,6 +4,7 @@
 namespace rlzoo::cli {
 
 void add_env_bench_command(CLI::App& bench);
+void add_python_bench_command(CLI::App& bench);  // apps/bench_python.cpp: runs python/rlzoo/bench.py
 #ifdef RLZOO_WITH_MUJOCO
 void add_mujoco_bench_command(CLI::App& bench);
 #endif
@@ -22,6 +23,7 @@ void add_bench_commands(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (JSON lines: bench, value, unit, baseline)");
   bench->require_subcommand(1);
   add_env_bench_command(*bench);
+  add_python_bench_command(*bench);
 #ifdef RLZOO_WITH_MUJOCO
   add_mujoco_bench_command(*bench);
 #endif

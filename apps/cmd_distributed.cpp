@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "agents/agent.h"
+#include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/common/error.h"
@@ -171,7 +172,7 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
       ->check(CLI::PositiveNumber);
   launch->callback([=] {
     LaunchOptions o = *launch_opts;
-    o.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+    o.executable = executable_path().string();
     o.learner_args = {"--preset", *launch_preset};
     for (const auto& s : *launch_sets) {
       o.learner_args.push_back("--set");

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
 #ifdef RLZOO_WITH_TORCH
@@ -25,16 +26,15 @@ void print_algos(bool with_hyperparams) {
     const auto& e = algorithm_registry().get(id);
     fmt::print("  {:<28} {}\n", id, e.description);
     if (with_hyperparams)
-      for (const auto& line : e.describe_hyperparams()) fmt::print("      {}\n", line);
+      for (const auto& line : describe_lines(e.describe_hyperparams())) fmt::print("      {}\n", line);
   }
 }
 #endif
 
-// Presets under ./configs, else under the source tree's configs/.
+// The shipped presets (apps/app_paths.h).
 void print_presets() {
   namespace fs = std::filesystem;
-  fs::path root = "configs";
-  if (!fs::is_directory(root)) root = fs::path(RLZOO_SOURCE_DIR) / "configs";
+  const fs::path root = presets_dir();
   fmt::print("presets ({}):\n", root.string());
   if (!fs::is_directory(root)) return;
   std::vector<std::string> files;

@@ -19,6 +19,8 @@ struct ExitWith {
 };
 
 void add_list_command(CLI::App& app);
+// `rlzoo docs cli|presets`: docs/cli.md (walks app, the whole tree) and docs/presets.md.
+void add_docs_command(CLI::App& app);
 void add_env_commands(CLI::App& app);
 void add_bench_commands(CLI::App& app);
 // `rlzoo dataset ...`; collecting with a saved agent needs LibTorch, the rest does not.
@@ -27,6 +29,8 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line);
 // Returns the options `rlzoo train` fills (other command groups add to them).
 std::shared_ptr<struct TrainOptions> add_train_commands(CLI::App& app, const std::string& command_line);
 void add_doudizhu_commands(CLI::App& app);
+// `rlzoo export RUN_DIR --format torchscript OUT.pt` (agents/export/, docs/export.md).
+void add_export_command(CLI::App& app);
 #endif
 #ifdef RLZOO_WITH_GRPC
 // `rlzoo learner`, `rlzoo actor` (distributed/).

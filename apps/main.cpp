@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "agents/datasets/record_episodes.h"
+#include "apps/cli_app.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
 #include "core/platform/process_environment.h"
@@ -24,21 +25,7 @@ int main(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
   CLI::App app{"rlzoo: reinforcement learning in C++ on LibTorch"};
-  app.set_version_flag("--version", std::string("rlzoo ") + RLZOO_VERSION);
-  app.require_subcommand(1);
-  rlzoo::cli::add_list_command(app);
-  rlzoo::cli::add_env_commands(app);
-  rlzoo::cli::add_bench_commands(app);
-  rlzoo::cli::add_dataset_commands(app, command_line);
-#ifdef RLZOO_WITH_TORCH
-  auto train_options = rlzoo::cli::add_train_commands(app, command_line);
-#ifdef RLZOO_WITH_GRPC
-  rlzoo::cli::add_distributed_commands(app, command_line, train_options);
-#else
-  (void)train_options;
-#endif
-  rlzoo::cli::add_doudizhu_commands(app);
-#endif
+  rlzoo::cli::add_all_commands(app, command_line);  // apps/cli_app.cpp
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,7 +13,7 @@ function(rlzoo_add_protos target)
     list(APPEND srcs ${outs})
   endforeach()
   target_sources(${target} PRIVATE ${srcs})
-  target_include_directories(${target} PUBLIC ${PROJECT_BINARY_DIR})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
   target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
 endfunction()
 

@@ -226,7 +226,8 @@ void register_dataset_wrappers() {
       } catch (const UserError& e) {
         ctx.fail(args, e.what());  // with the preset's file, line and key
       }
-    });
+    }, {"Appends every finished episode of the training envs to a dataset (docs/datasets.md, \"Recording training\")",
+        document_config<RecordEpisodesConfig>()});
   });
 }
 

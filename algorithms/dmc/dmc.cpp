@@ -292,7 +292,7 @@ void register_dmc() {
                               agent->restore(r);
                               return agent;
                             },
-                            [] { return describe_config<DmcConfig>(); },
+                            [] { return document_config<DmcConfig>(); },
                             "Deep Monte-Carlo with action encoding (DouZero) for DouDizhu-v0"});
 }
 

@@ -291,6 +291,17 @@ void DqnAgent::restore(const CheckpointReader& reader) {
                         static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
 }
 
+std::optional<PolicyExport> DqnAgent::export_policy() const {
+  PolicyExport e;
+  e.network = PolicyExport::Network::q_network;
+  e.observation_space = spec_.observation_space;
+  e.action_space = spec_.action_space;
+  e.policy = cfg_.policy;
+  e.tensors = export_tensors(*q_net_);
+  e.discrete_action_offset = spec_.action_space.start();
+  return e;
+}
+
 void register_dqn() {
   register_algorithm(
       "dqn", AlgorithmEntry{[](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<DqnAgent>(s); },
@@ -299,8 +310,9 @@ void register_dqn() {
                               agent->restore(r);
                               return agent;
                             },
-                            [] { return describe_config<DqnConfig>(); },
-                            "Deep Q-Network (Discrete actions; options: double Q, dueling head, n-step returns)"});
+                            [] { return document_config<DqnConfig>(); },
+                            "Deep Q-Network (Discrete actions; options: double Q, dueling head, n-step returns)",
+                            /*exportable=*/true});
 }
 
 }  // namespace rlzoo

@@ -45,6 +45,8 @@ class DqnAgent : public Agent {
   // Greedy actions when options.deterministic, else epsilon-greedy with the current
   // exploration_rate(); both keep to options.action_mask.
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  // The online Q network (greedy actions in the action space's numbering).
+  std::optional<PolicyExport> export_policy() const override;
   // Networks, optimizer, generator states, counters, the training envs mid-episode and
   // (unless the preset's checkpoint.save_replay_buffer is false) the replay buffer. Taken
   // between train_freq blocks (Callback::on_rollout_end), a checkpoint resumes bit for bit.

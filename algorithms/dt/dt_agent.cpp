@@ -327,7 +327,7 @@ void register_dt() {
                          agent->restore(r);
                          return agent;
                        },
-                       [] { return describe_config<DtConfig>(); },
+                       [] { return document_config<DtConfig>(); },
                        k == ModelKind::dt ? "Decision Transformer: return-conditioned sequence model, offline"
                                           : "Behaviour cloning (MLP) offline; pct_traj < 1: %BC"});
   }

@@ -269,6 +269,19 @@ void PpoAgent::create_envs() {
   buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, cfg_.n_envs);
 }
 
+std::optional<PolicyExport> PpoAgent::export_policy() const {
+  PolicyExport e;
+  e.network = PolicyExport::Network::actor_critic;
+  e.observation_space = spec_.observation_space;
+  e.action_space = spec_.action_space;
+  e.policy = cfg_.policy;
+  e.tensors = export_tensors(*policy_);
+  if (obs_norm_)
+    e.observation_normalization = PolicyExport::ObservationNormalization{
+        obs_norm_->statistics().mean(), obs_norm_->statistics().var(), obs_norm_->clip(), obs_norm_->epsilon()};
+  return e;
+}
+
 void PpoAgent::reset_recurrent_state() {
   if (!recurrent()) return;
   rnn_state_ = policy_->initial_state(cfg_.n_envs);
@@ -322,8 +335,9 @@ void register_ppo() {
                                   agent->restore(r);
                                   return agent;
                                 },
-                                [] { return describe_config<PpoConfig>(); },
-                                "Proximal Policy Optimization (discrete and continuous actions)"});
+                                [] { return document_config<PpoConfig>(); },
+                                "Proximal Policy Optimization (discrete and continuous actions)",
+                                /*exportable=*/true});
 }
 
 }  // namespace rlzoo

@@ -48,6 +48,8 @@ class PpoAgent : public Agent {
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   bool recurrent() const override { return policy_->recurrent(); }
+  // The actor-critic with the observation normaliser's statistics.
+  std::optional<PolicyExport> export_policy() const override;
   CheckpointWriter checkpoint() const override;
   // Acting for actor processes: sampled actions with log-probabilities and values as extras,
   // on-policy (rounds hold only trajectories made with the newest parameters).

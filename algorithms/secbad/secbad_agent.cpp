@@ -469,7 +469,7 @@ void register_secbad() {
                                         agent->restore(r);
                                         return agent;
                                       },
-                                      [] { return describe_config<SecbadConfig>(); }, description});
+                                      [] { return document_config<SecbadConfig>(); }, description});
   }
 }
 

@@ -65,6 +65,16 @@ torch::Tensor VrPgAgent::act(const std::vector<torch::Tensor>& obs, const ActOpt
   return torch::max(torch::min(a, high), low);
 }
 
+std::optional<PolicyExport> VrPgAgent::export_policy() const {
+  PolicyExport e;
+  e.network = PolicyExport::Network::mlp_policy;
+  e.observation_space = spec_.observation_space;
+  e.action_space = spec_.action_space;
+  e.policy = cfg_.policy;
+  e.tensors = export_tensors(*policy_);
+  return e;
+}
+
 double VrPgAgent::adam_step(const torch::Tensor& g) {
   const double lr =
       cfg_.learning_rate * std::pow(cfg_.lr_decay, static_cast<double>(iteration_ / cfg_.lr_decay_every));
@@ -207,7 +217,8 @@ void register_vr_pg() {
                                         agent->restore(r);
                                         return agent;
                                       },
-                                      [] { return describe_config<VrPgConfig>(); }, description});
+                                      [] { return document_config<VrPgConfig>(); }, description,
+                                      /*exportable=*/true});
   }
 }
 

@@ -40,6 +40,8 @@ class VrPgAgent : public Agent {
   void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+  // The MLP policy (PolicyExport::Network::mlp_policy).
+  std::optional<PolicyExport> export_policy() const override;
   CheckpointWriter checkpoint() const override;
   void restore(const CheckpointReader& reader);
 

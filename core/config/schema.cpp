@@ -8,15 +8,17 @@ std::optional<std::string> Bound::violated_by(double v) const {
   const bool below = lo && (lo_open ? v <= *lo : v < *lo);
   const bool above = hi && (hi_open ? v >= *hi : v > *hi);
   if (!below && !above) return std::nullopt;
-  std::string range;
-  if (lo && hi)
-    range = fmt::format("in {}{}, {}{}", lo_open ? "(" : "[", *lo, *hi, hi_open ? ")" : "]");
-  else if (lo)
-    range = fmt::format("{} {}", lo_open ? ">" : ">=", *lo);
-  else
-    range = fmt::format("{} {}", hi_open ? "<" : "<=", *hi);
-  return fmt::format("value {} is out of range: must be {}", v, range);
+  return fmt::format("value {} is out of range: must be {}", v, describe_constraint(*this));
 }
+
+std::string describe_constraint(const Bound& b) {
+  if (b.lo && b.hi) return fmt::format("in {}{}, {}{}", b.lo_open ? "(" : "[", *b.lo, *b.hi, b.hi_open ? ")" : "]");
+  if (b.lo) return fmt::format("{} {}", b.lo_open ? ">" : ">=", *b.lo);
+  if (b.hi) return fmt::format("{} {}", b.hi_open ? "<" : "<=", *b.hi);
+  return "";
+}
+
+std::string describe_constraint(const OneOf& c) { return "one of: " + join(c.choices); }
 
 namespace config_detail {
 

@@ -14,6 +14,8 @@
 // Errors (ConfigError) name file:line:col and the key path: unknown key (with "did you mean"
 // and the valid keys), wrong type, out-of-range value, non-finite float, duplicate key,
 // missing required key (at the parent map), a failed cross-field check.
+// document_config<T>(defaults) lists every field, nested structs' fields included, with its
+// type, default, constraint and doc: the source of docs/presets.md (`rlzoo docs presets`).
 // Supported field types: bool, int, std::int64_t, double, std::string, std::vector<T>,
 // std::optional<T>, YAML::Node (kept as is), and nested structs with describe().
 #pragma once
@@ -31,6 +33,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/common/strings.h"
+#include "core/config/config_doc.h"
 #include "core/config/context.h"
 
 namespace rlzoo {
@@ -55,6 +58,11 @@ struct OneOf {
 };
 
 struct Required {};
+
+// Constraint text for documentation: ">= 0", "in [0, 1]", "one of: a, b".
+std::string describe_constraint(const Bound& b);
+std::string describe_constraint(const OneOf& c);
+inline std::string describe_constraint(const Required&) { return ""; }
 
 template <class T>
 class Fields;
@@ -94,6 +102,8 @@ template <class F>
 void parse_value(F& out, const YAML::Node& n, const ConfigContext& ctx);
 template <class F>
 YAML::Node emit_value(const F& v);
+template <Described T>
+void document_config_into(const T& defaults, const std::string& prefix, ConfigDoc& out);
 
 // The field table of a config struct (built once from T::describe()).
 template <class T>
@@ -101,9 +111,13 @@ class Fields {
  public:
   struct Field {
     std::string key, doc, type;
+    std::string constraint;  // for documentation (describe_constraint)
     bool required = false;
     std::function<void(T&, const YAML::Node&, const ConfigContext&)> parse;
     std::function<YAML::Node(const T&)> emit;
+    // Set for a nested struct (or a list or optional of one): appends its fields' docs, keys
+    // prefixed "key." ("key[]." for a list), defaults taken from the given object.
+    std::function<void(const T&, const std::string& prefix, ConfigDoc&)> document_nested;
   };
   // A check across fields: returns an error message (reported at `key`) or nothing.
   struct Check {
@@ -118,6 +132,9 @@ class Fields {
     f.doc = doc;
     f.type = config_detail::type_name<F>();
     f.required = (std::is_same_v<C, Required> || ...);
+    for (const std::string& c : {std::string(), describe_constraint(constraints)...})
+      if (!c.empty()) f.constraint += (f.constraint.empty() ? "" : "; ") + c;
+    f.document_nested = nested_documenter<F>(member, key);
     f.parse = [member, constraints...](T& obj, const YAML::Node& n, const ConfigContext& ctx) {
       parse_value(obj.*member, n, ctx);
       (apply_constraint(obj.*member, constraints, n, ctx), ...);
@@ -166,6 +183,34 @@ class Fields {
   }
   template <class F>
   static void apply_constraint(const F&, const Required&, const YAML::Node&, const ConfigContext&) {}
+
+  template <class F>
+  static std::function<void(const T&, const std::string&, ConfigDoc&)> nested_documenter(F T::*member,
+                                                                                           const std::string& key) {
+    using namespace config_detail;
+    if constexpr (Described<F>) {
+      return [member, key](const T& obj, const std::string& prefix, ConfigDoc& out) {
+        document_config_into(obj.*member, prefix + key + ".", out);
+      };
+    } else if constexpr (is_vector<F>::value) {
+      if constexpr (Described<typename is_vector<F>::value_type>)
+        return [key](const T&, const std::string& prefix, ConfigDoc& out) {
+          document_config_into(typename is_vector<F>::value_type{}, prefix + key + "[].", out);
+        };
+      else
+        return nullptr;
+    } else if constexpr (is_optional<F>::value) {
+      if constexpr (Described<typename is_optional<F>::value_type>)
+        return [member, key](const T& obj, const std::string& prefix, ConfigDoc& out) {
+          const auto& v = obj.*member;
+          document_config_into(v ? *v : typename is_optional<F>::value_type{}, prefix + key + ".", out);
+        };
+      else
+        return nullptr;
+    } else {
+      return nullptr;
+    }
+  }
 
   std::vector<Field> fields_;
   std::vector<Check> checks_;
@@ -231,16 +276,51 @@ YAML::Node to_yaml(const T& value) {
   return n;
 }
 
-// "key (type): doc" lines, for documentation and `rlzoo ... --help-config`.
+// "key (type, default d): doc" lines, for documentation and `rlzoo list --hyperparams`.
+// `defaults`: where a registration's defaults differ from the struct's member initialisers.
 template <Described T>
-std::vector<std::string> describe_config(const std::string& prefix = "") {
+std::vector<std::string> describe_config(const T& defaults, const std::string& prefix = "") {
   std::vector<std::string> out;
-  const T defaults{};
   for (const auto& f : fields_of<T>().fields()) {
     YAML::Emitter e;
     e << YAML::Flow << f.emit(defaults);
     out.push_back(fmt::format("{}{} ({}, default {}): {}", prefix, f.key, f.type, e.c_str(), f.doc));
   }
+  return out;
+}
+template <Described T>
+std::vector<std::string> describe_config(const std::string& prefix = "") {
+  return describe_config(T{}, prefix);
+}
+
+// Appends the docs of T's fields (keys prefixed by `prefix`), then those of its nested structs
+// after each nested struct's own row; defaults come from `defaults`.
+template <Described T>
+void document_config_into(const T& defaults, const std::string& prefix, ConfigDoc& out) {
+  for (const auto& f : fields_of<T>().fields()) {
+    FieldDoc d;
+    d.key = prefix + f.key;
+    d.type = f.type;
+    d.constraint = f.constraint;
+    d.doc = f.doc;
+    d.required = f.required;
+    const YAML::Node value = f.emit(defaults);
+    if (!f.required && !value.IsMap()) {  // a nested struct's defaults are its fields' rows
+      YAML::Emitter e;
+      e << YAML::Flow << value;
+      d.default_value = std::string(e.c_str()) == "~" ? "null" : e.c_str();
+    }
+    out.push_back(std::move(d));
+    if (f.document_nested) f.document_nested(defaults, prefix, out);
+  }
+}
+
+// Every field of T, nested structs' fields included (see FieldDoc). defaults: the values to
+// report as defaults, for types whose registered defaults differ from the member initialisers.
+template <Described T>
+ConfigDoc document_config(const T& defaults = T{}) {
+  ConfigDoc out;
+  document_config_into(defaults, "", out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "core/registry/env_registry.h"
 
+#include "core/common/error.h"
 #include "core/wrappers/wrapper_list.h"
 
 #include <fmt/format.h>
@@ -28,7 +29,10 @@ std::unique_ptr<Env> make_env(const std::string& id, const YAML::Node& kwargs, c
   }
   auto env = e.factory(env_kwargs, ctx);
   RLZOO_CHECK(env != nullptr, "factory of " + id + " returned null");
-  RLZOO_CHECK(env->id() == id, fmt::format("factory of {} built env {}", id, env->id()));
+  // Users register their own envs: a mismatch is their error, named, not an internal one.
+  if (env->id() != id)
+    throw UserError(fmt::format("env registered as '{}' reports the id '{}' in its EnvSpec: make them the same", id,
+                                env->id()));
   env->set_max_episode_steps(e.max_episode_steps);
   env->set_reward_threshold(e.reward_threshold);
   return apply_wrapper_list(std::move(env), wrappers, ctx.child("wrappers"));

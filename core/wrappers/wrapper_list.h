@@ -16,6 +16,7 @@
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
+#include "core/config/config_doc.h"
 #include "core/config/context.h"
 #include "core/env/env.h"
 
@@ -27,10 +28,20 @@ namespace rlzoo {
 using WrapperFactory =
     std::function<std::unique_ptr<Env>(std::unique_ptr<Env> env, const YAML::Node& args, const ConfigContext& ctx)>;
 
+// What docs/presets.md says of a wrapper: one line on what it does, and its arguments
+// (document_config<ArgsStruct>(), core/config/schema.h; empty: it takes none). A wrapper
+// registered without a description shows as undocumented there.
+struct WrapperDoc {
+  std::string description;
+  ConfigDoc arguments;
+};
+
 // Adds a named wrapper. Throws UserError when the name is already registered (two components
 // claiming one name). Thread-safe, but meant for start-up.
-void register_wrapper(const std::string& name, WrapperFactory factory);
+void register_wrapper(const std::string& name, WrapperFactory factory, WrapperDoc doc = {});
 bool wrapper_registered(const std::string& name);
+// The doc given at registration; throws UserError for an unknown name.
+WrapperDoc wrapper_doc(const std::string& name);
 // Every registered name, sorted.
 std::vector<std::string> wrapper_names();
 

@@ -12,26 +12,9 @@
 
 namespace rlzoo {
 
-namespace {
-
-// The factory of an env whose constructor takes its validated keyword-argument struct.
-template <class E, class Config>
-EnvEntry entry(std::int64_t max_episode_steps, std::optional<double> reward_threshold, std::string description) {
-  EnvEntry e;
-  e.factory = [](const YAML::Node& kwargs, const ConfigContext& ctx) -> std::unique_ptr<Env> {
-    return std::make_unique<E>(parse_config<Config>(kwargs, ctx));
-  };
-  e.max_episode_steps = max_episode_steps;
-  e.reward_threshold = reward_threshold;
-  e.description = std::move(description);
-  return e;
-}
-
-}  // namespace
-
 void register_classic_control_envs() {
   register_env(CartPoleEnv::kId,
-               entry<CartPoleEnv, CartPoleConfig>(500, 475.0, "Balance a pole on a cart by pushing it left or right"));
+               env_entry<CartPoleEnv, CartPoleConfig>(500, 475.0, "Balance a pole on a cart by pushing it left or right"));
   // rl-baselines3-zoo's CartPoleNoVel-v1: CartPole-v1 observing only the cart position and the
   // pole angle, so a policy must infer the velocities from the past (a memory task).
   EnvEntry novel;
@@ -42,15 +25,16 @@ void register_classic_control_envs() {
   novel.max_episode_steps = 500;
   novel.reward_threshold = 475.0;
   novel.description = "CartPole-v1 observing only the cart position and the pole angle (no velocities): needs memory";
+  novel.describe_kwargs = [] { return document_config<CartPoleConfig>(); };
   register_env("CartPoleNoVel-v1", std::move(novel));
-  register_env(AcrobotEnv::kId, entry<AcrobotEnv, AcrobotConfig>(
+  register_env(AcrobotEnv::kId, env_entry<AcrobotEnv, AcrobotConfig>(
                                     500, -100.0, "Swing a two-link arm, actuated at the elbow, above a line"));
   register_env(MountainCarEnv::kId,
-               entry<MountainCarEnv, MountainCarConfig>(200, -110.0, "Drive an underpowered car up a hill (discrete)"));
+               env_entry<MountainCarEnv, MountainCarConfig>(200, -110.0, "Drive an underpowered car up a hill (discrete)"));
   register_env(MountainCarContinuousEnv::kId,
-               entry<MountainCarContinuousEnv, MountainCarContinuousConfig>(
+               env_entry<MountainCarContinuousEnv, MountainCarContinuousConfig>(
                    999, 90.0, "Drive an underpowered car up a hill with a continuous, penalised force"));
-  register_env(PendulumEnv::kId, entry<PendulumEnv, PendulumConfig>(
+  register_env(PendulumEnv::kId, env_entry<PendulumEnv, PendulumConfig>(
                                      200, std::nullopt, "Swing a pendulum up and keep it upright (continuous torque)"));
 }
 

@@ -100,6 +100,7 @@ void register_doudizhu_envs() {
   e.factory = [](const YAML::Node& kwargs, const ConfigContext& ctx) -> std::unique_ptr<Env> {
     return std::make_unique<DouDizhuEnv>(parse_config<DouDizhuConfig>(kwargs, ctx));
   };
+  e.describe_kwargs = [] { return document_config<DouDizhuConfig>(); };
   e.description = "DouDizhu, the three-player card game, with DouZero's rules and observation encoding";
   register_env(DouDizhuEnv::kId, std::move(e));
 }

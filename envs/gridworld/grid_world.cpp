@@ -201,6 +201,13 @@ void register_gridworld_envs() {
       return std::make_unique<GridWorldEnv>(id, parse_config<GridWorldConfig>(k, ctx));
     };
     e.max_episode_steps = l.steps;
+    e.describe_kwargs = [layout, step, goal] {
+      GridWorldConfig defaults;  // this id's defaults
+      defaults.layout = layout;
+      defaults.step_reward = step;
+      defaults.goal_reward = goal;
+      return document_config(defaults);
+    };
     e.description = l.description;
     register_env(id, std::move(e));
   }

@@ -108,6 +108,7 @@ void register_secbad_grid() {
     return std::make_unique<PiecewiseContext>(std::make_unique<SecbadGridEnv>(), cfg.segments);
   };
   e.max_episode_steps = 60;
+  e.describe_kwargs = [] { return document_config<SecbadGridConfig>(); };
   e.description = "SeCBAD's 5x5 grid: a hidden goal that moves to a new cell every ~15 steps (piecewise-stable context)";
   register_env("SecbadGrid-v0", std::move(e));
 }

@@ -136,6 +136,7 @@ void register_piecewise_mujoco_tasks() {
       return std::make_unique<PiecewiseContext>(std::make_unique<PiecewiseTaskEnv>(t), cfg.segments);
     };
     e.max_episode_steps = 200;
+    e.describe_kwargs = [] { return document_config<PiecewiseTaskConfig>(); };
     e.description = t == Task::CheetahDirection   ? "HalfCheetah running forward or backward; the direction flips every ~80 steps"
                     : t == Task::CheetahVelocity ? "HalfCheetah tracking a hidden target speed that changes every ~80 steps"
                                                  : "Ant walking in a hidden heading that changes every ~80 steps";

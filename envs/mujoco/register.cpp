@@ -23,6 +23,7 @@ EnvEntry entry(Make make, std::int64_t max_steps, std::optional<double> threshol
     return make(std::move(config));
   };
   e.max_episode_steps = max_steps;
+  e.describe_kwargs = [defaults] { return document_config(defaults); };
   e.reward_threshold = threshold;
   e.description = std::move(description);
   return e;

@@ -45,6 +45,26 @@ TEST(Cli, UnknownEnvIsOneLineWithSuggestion) {
   EXPECT_THAT(r.err, Not(HasSubstr("terminate")));
 }
 
+TEST(Cli, EnvCheckReportsEachEnvAndFailsOnBadInput) {
+  auto r = rlzoo("env check CartPole-v1 MountainCar-v0 --episodes 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ok    : conformance of CartPole-v1"));
+  EXPECT_THAT(r.out, HasSubstr("2 of 2 envs passed"));
+  // MountainCar-v0's start depends on the seed; asking for a deterministic env still passes
+  // (the divergence check is off), and bad kwargs are the user's error, named.
+  EXPECT_EQ(rlzoo("env check Pendulum-v1 --deterministic --episodes 1").status, 0);
+  r = rlzoo("env check Pendulum-v1 --kwargs '{g: -1}'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("g"));
+  EXPECT_EQ(rlzoo("env check").status, 2);
+  EXPECT_EQ(rlzoo("env check CartPole-v1 --all").status, 2);
+  EXPECT_NE(rlzoo("env check CartPole-v1 --seeds").status, 0);
+  // A failing check: with a budget of 2 steps, CartPole's episodes do not end in time.
+  r = rlzoo("env check CartPole-v1 --max-steps 2");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.out, HasSubstr("FAILED: conformance of CartPole-v1"));
+}
+
 TEST(Cli, UnknownCommandOrFlagFails) {
   EXPECT_NE(rlzoo("frobnicate").status, 0);
   EXPECT_NE(rlzoo("env info").status, 0);

@@ -1,0 +1,270 @@
+// N envs stepped as one batch (core/vector/vector_env.h) with numpy in and out.
+//
+// Same-step autoreset, as the C++ vector envs do it: the observation row of an env whose
+// episode ended already holds the first observation of its next episode; the true final
+// observation and the episode statistics come in info["final_obs"] / info["final_info"] (and
+// info["episode"], as Gymnasium's RecordEpisodeStatistics gives it), each with its "_key" mask.
+//
+// copy=False returns read-only numpy views of the C++ batch buffers (no copy at all, the same
+// array objects every step): the next reset/step overwrites them. copy=True (the default)
+// returns fresh arrays, with the masked-off rows of the final-step entries zeroed.
+#include <fmt/format.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "bindings.h"
+#include "convert.h"
+#include "core/registry/env_registry.h"
+#include "core/vector/vector_env.h"
+
+namespace rlzoo::python {
+
+namespace {
+
+// What the numpy views point into; kept alive by every view (through a capsule), so a view
+// outlives the Python vector env safely.
+struct Batch {
+  std::unique_ptr<VectorEnv> venv;
+  std::vector<std::uint8_t> done;     // terminated | truncated of the last step
+  std::vector<std::int64_t> acting;   // acting agent per env (turn-based games)
+  std::vector<std::uint8_t> all_true;
+};
+
+py::array read_only(py::array a) {
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+template <class T>
+py::array vector_view(const T* data, std::vector<py::ssize_t> shape, py::handle base, py::dtype dt = py::dtype::of<T>()) {
+  return read_only(py::array(dt, std::move(shape), data, base));
+}
+
+// Zeroes the rows of a fresh copy where mask is 0 (arrays and dicts of arrays, rows first).
+void zero_rows(py::handle copied, const std::vector<std::uint8_t>& mask) {
+  if (py::isinstance<py::dict>(copied)) {
+    for (auto [k, v] : py::reinterpret_borrow<py::dict>(copied)) zero_rows(v, mask);
+    return;
+  }
+  auto a = py::reinterpret_borrow<py::array>(copied);
+  const std::size_t row = static_cast<std::size_t>(a.nbytes()) / mask.size();
+  auto* p = static_cast<std::byte*>(a.mutable_data());
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (!mask[i]) std::memset(p + i * row, 0, row);
+}
+
+class PyVectorEnv {
+ public:
+  PyVectorEnv(std::unique_ptr<VectorEnv> venv, bool copy) : b_(std::make_shared<Batch>()), copy_(copy) {
+    b_->venv = std::move(venv);
+    VectorEnv& v = *b_->venv;
+    n_ = v.num_envs();
+    b_->done.assign(static_cast<std::size_t>(n_), 0);
+    b_->acting.assign(static_cast<std::size_t>(n_), 0);
+    b_->all_true.assign(static_cast<std::size_t>(n_), 1);
+    masked_ = v.spec().has_action_mask;
+    multi_agent_ = v.spec().num_agents > 1;
+    action_buffer_.resize(static_cast<std::size_t>(n_) * v.single_action_space().byte_size());
+
+    py::capsule base(new std::shared_ptr<Batch>(b_), [](void* p) { delete static_cast<std::shared_ptr<Batch>*>(p); });
+    const auto n = static_cast<py::ssize_t>(n_);
+    const py::dtype boolean = py::dtype::of<bool>();
+    obs_ = batch_views(v.single_observation_space(), v.observation_bytes().data(), n_, base);
+    final_obs_ = batch_views(v.single_observation_space(), v.final_observation_bytes().data(), n_, base);
+    rewards_ = vector_view(v.rewards().data(), {n}, base);
+    terminated_ = vector_view(v.terminated().data(), {n}, base, boolean);
+    truncated_ = vector_view(v.truncated().data(), {n}, base, boolean);
+    returns_ = vector_view(v.episode_returns().data(), {n}, base);
+    lengths_ = vector_view(v.episode_lengths().data(), {n}, base);
+    done_ = vector_view(b_->done.data(), {n}, base, boolean);
+    all_true_ = vector_view(b_->all_true.data(), {n}, base, boolean);
+    acting_ = vector_view(b_->acting.data(), {n}, base);
+    if (masked_)
+      masks_ = vector_view(v.action_masks().data(), {n, static_cast<py::ssize_t>(v.single_action_space().n())}, base,
+                           boolean);
+  }
+
+  py::tuple reset(std::optional<std::uint64_t> seed) {
+    InUse use(busy_, "this vector env");
+    VectorEnv& v = venv();
+    {
+      py::gil_scoped_release free;
+      v.reset(seed);
+    }
+    std::fill(b_->done.begin(), b_->done.end(), 0);
+    return py::make_tuple(out(obs_), info(false));
+  }
+
+  py::tuple step(py::handle actions) {
+    InUse use(busy_, "this vector env");
+    VectorEnv& v = venv();
+    const Space& as = v.single_action_space();
+    const std::string what = fmt::format("{}: actions", v.spec().id);
+    ConstBytes bytes;
+    py::array keep;  // the converted actions (aliases the caller's array when no conversion was needed)
+    if (as.kind() == SpaceKind::Dict) {
+      write_elements(as, actions, n_, action_buffer_.data(), what);
+      bytes = ConstBytes(action_buffer_);
+    } else {
+      keep = leaf_array(as, actions, n_, what);
+      bytes = ConstBytes(static_cast<const std::byte*>(keep.data()), action_buffer_.size());
+    }
+    validate(bytes);
+    {
+      py::gil_scoped_release free;
+      v.step(bytes);
+    }
+    bool any_done = false;
+    const auto term = v.terminated(), trunc = v.truncated();
+    for (std::size_t i = 0; i < b_->done.size(); ++i) any_done |= (b_->done[i] = term[i] | trunc[i]) != 0;
+    return py::make_tuple(out(obs_), out(rewards_), out(terminated_), out(truncated_), info(any_done));
+  }
+
+  py::dict spec() const { return describe_spec(venv().spec()); }
+
+  VectorEnv& venv() const {
+    if (!b_->venv) throw UserError("this vector env is closed");
+    return *b_->venv;
+  }
+  std::int64_t num_envs() const { return n_; }
+  bool copy() const { return copy_; }
+  void set_copy(bool c) { copy_ = c; }
+  int num_threads() const {
+    const auto* t = dynamic_cast<const ThreadedVectorEnv*>(&venv());
+    return t ? t->num_threads() : 1;
+  }
+
+  // Drops this object's hold on the envs; views handed out keep them alive until dropped.
+  void close() {
+    InUse use(busy_, "this vector env");
+    for (auto* x : {&obs_, &final_obs_, &rewards_, &terminated_, &truncated_, &returns_, &lengths_, &done_, &all_true_,
+                    &acting_, &masks_})
+      *x = py::none();
+    b_ = std::make_shared<Batch>();
+  }
+  bool closed() const { return !b_->venv; }
+
+ private:
+  py::object out(const py::object& view) const {
+    if (!copy_) return view;
+    return copy_views(view);
+  }
+
+  // Checks every row before anything is stepped, so that a bad action leaves the batch as it
+  // was. Rows that fail the fast check get the env's own validation and message.
+  void validate(ConstBytes bytes) const {
+    VectorEnv& v = venv();
+    const Space& as = v.single_action_space();
+    const std::size_t ab = as.byte_size();
+    auto check_row = [&](std::int64_t i) {
+      try {
+        v.env(i).validate_action(bytes.subspan(static_cast<std::size_t>(i) * ab, ab));
+      } catch (const UserError& e) {
+        throw UserError(fmt::format("actions[{}]: {}", i, e.what()));
+      }
+    };
+    if (as.kind() == SpaceKind::Discrete) {
+      const auto* a = reinterpret_cast<const std::int64_t*>(bytes.data());
+      const auto masks = v.action_masks();
+      const auto n = as.n();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        const std::int64_t k = a[i] - as.start();
+        if (k < 0 || k >= n || (masked_ && !masks[static_cast<std::size_t>(i * n + k)])) [[unlikely]]
+          check_row(i);
+      }
+    } else {
+      for (std::int64_t i = 0; i < n_; ++i) check_row(i);
+    }
+  }
+
+  py::dict info(bool any_done) {
+    py::dict d;
+    VectorEnv& v = venv();
+    if (any_done) {
+      py::object final_obs = final_obs_, returns = returns_, lengths = lengths_, done = done_;
+      if (copy_) {
+        final_obs = copy_views(final_obs_);
+        returns = copy_views(returns_);
+        lengths = copy_views(lengths_);
+        for (auto* x : {&final_obs, &returns, &lengths}) zero_rows(*x, b_->done);
+        done = copy_views(done_);
+      }
+      py::dict episode;
+      episode["r"] = returns;
+      episode["l"] = lengths;
+      py::dict final_info;
+      final_info["episode"] = episode;
+      final_info["_episode"] = done;
+      d["final_obs"] = final_obs;
+      d["_final_obs"] = done;
+      d["final_info"] = final_info;
+      d["_final_info"] = done;
+      d["episode"] = episode;
+      d["_episode"] = done;
+    }
+    if (masked_) {
+      d["action_mask"] = out(masks_);
+      d["_action_mask"] = out(all_true_);
+    }
+    if (multi_agent_) {
+      for (std::int64_t i = 0; i < n_; ++i) b_->acting[static_cast<std::size_t>(i)] = v.env(i).info().acting_agent;
+      d["acting_agent"] = out(acting_);
+      d["_acting_agent"] = out(all_true_);
+    }
+    return d;
+  }
+
+  std::shared_ptr<Batch> b_;
+  bool copy_;
+  std::int64_t n_ = 0;
+  bool masked_ = false, multi_agent_ = false;
+  std::vector<std::byte> action_buffer_;
+  // The views (read-only numpy arrays over Batch's buffers), made once.
+  py::object obs_, final_obs_, rewards_, terminated_, truncated_, returns_, lengths_, done_, all_true_, acting_, masks_;
+  std::atomic<bool> busy_{false};
+};
+
+}  // namespace
+
+void bind_vector_env(py::module_& m) {
+  py::class_<PyVectorEnv>(m, "VectorEnv", "N rlzoo envs stepped as one batch (use rlzoo.make_vec)")
+      .def("reset", &PyVectorEnv::reset, py::arg("seed") = py::none(),
+           "Resets every env (env i with seed + i) -> (obs, info)")
+      .def("step", &PyVectorEnv::step, py::arg("actions"),
+           "-> (obs, rewards, terminations, truncations, info); same-step autoreset")
+      .def("close", &PyVectorEnv::close)
+      .def_property_readonly("closed", &PyVectorEnv::closed)
+      .def_property_readonly("num_envs", &PyVectorEnv::num_envs)
+      .def_property_readonly("num_threads", &PyVectorEnv::num_threads)
+      .def_property("copy", &PyVectorEnv::copy, &PyVectorEnv::set_copy)
+      .def_property_readonly("spec", &PyVectorEnv::spec)
+      .def_property_readonly("single_observation_space",
+                             [](const PyVectorEnv& e) { return describe_space(e.venv().single_observation_space()); })
+      .def_property_readonly("single_action_space",
+                             [](const PyVectorEnv& e) { return describe_space(e.venv().single_action_space()); });
+
+  m.def(
+      "make_vector_env",
+      [](const std::string& id, std::int64_t num_envs, int threads, bool copy, const py::dict& kwargs,
+         std::optional<std::int64_t> max_episode_steps) {
+        if (threads < 1) throw UserError(fmt::format("threads must be >= 1, got {}", threads));
+        auto envs = make_envs(id, num_envs, kwargs_to_yaml(kwargs));
+        if (max_episode_steps)
+          for (auto& e : envs) e->set_max_episode_steps(*max_episode_steps);
+        std::unique_ptr<VectorEnv> v;
+        if (threads == 1)
+          v = std::make_unique<SyncVectorEnv>(std::move(envs));
+        else
+          v = std::make_unique<ThreadedVectorEnv>(std::move(envs), threads);
+        return std::make_unique<PyVectorEnv>(std::move(v), copy);
+      },
+      py::arg("id"), py::arg("num_envs"), py::arg("threads") = 1, py::arg("copy") = true, py::arg("kwargs") = py::dict(),
+      py::arg("max_episode_steps") = py::none());
+}
+
+}  // namespace rlzoo::python
