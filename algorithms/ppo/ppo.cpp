@@ -37,6 +37,12 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
     setup.ctx.child("hyperparams.normalize_obs")
         .fail(setup.preset.hyperparams["normalize_obs"],
               "observation normalisation needs a float Box observation space, not " + obs.describe());
+  // The categorical head's index is the action everywhere PPO stores or sends one (rollouts,
+  // actor threads and processes, export), so a shifted Discrete space is refused, not mis-sent.
+  if (spec_.action_space.is_discrete() && spec_.action_space.start() != 0)
+    throw UserError(fmt::format("ppo: env {} has the action space {}; PPO needs Discrete actions starting at 0 "
+                                "(dqn handles any start)",
+                                spec_.id, spec_.action_space.describe()));
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
   policy_ = ActorCritic(obs, spec_.action_space, cfg_.policy);
   if (policy_->continuous()) {  // bounds for clipping actions sent to the envs, built once

@@ -8,6 +8,8 @@
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
+#include "core/common/error.h"
+#include "core/registry/env_registry.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"
 
@@ -93,6 +95,43 @@ TEST_F(Ppo, LoadingACorruptedAgentNamesTheFile) {
   }
   EXPECT_THAT(error_of([&] { load_agent(dir); }), HasSubstr("policy.pt"));
   EXPECT_THAT(error_of([&] { load_agent(dir + "-missing"); }), HasSubstr("no such agent or run directory"));
+}
+
+}  // namespace
+}  // namespace rlzoo
+
+namespace rlzoo {
+namespace {
+
+// Discrete(3, start=1) actions: PPO's categorical index would be sent one off; it refuses.
+class ShiftedActionsEnv final : public Env {
+ public:
+  ShiftedActionsEnv() : Env({.id = "ShiftedActions-v0", .observation_space = Space::box(-1, 1, {1}),
+                             .action_space = Space::discrete(3, 1)}) {}
+
+ protected:
+  void do_reset(std::optional<std::uint64_t>, Bytes obs) override { as_span<float>(obs)[0] = 0; }
+  StepResult do_step(ConstBytes, Bytes obs) override {
+    as_span<float>(obs)[0] = 0;
+    return {};
+  }
+};
+
+TEST(PpoSpaces, ADiscreteActionSpaceNotStartingAtZeroIsRefused) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  static bool once = [] {
+    register_env("ShiftedActions-v0", env_entry<ShiftedActionsEnv>(10, std::nullopt, "actions 1, 2, 3"));
+    return true;
+  }();
+  (void)once;
+  try {
+    make_agent("ppo", "ShiftedActions-v0");
+    FAIL() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("PPO needs Discrete actions starting at 0"));
+  }
+  EXPECT_NO_THROW(make_agent("dqn", "ShiftedActions-v0"));
 }
 
 }  // namespace
