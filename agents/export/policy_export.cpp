@@ -9,4 +9,15 @@ std::vector<std::pair<std::string, torch::Tensor>> export_tensors(const torch::n
   return out;
 }
 
+PolicyExport policy_export_of(PolicyExport::Network network, const Space& observation_space,
+                              const Space& action_space, const PolicyConfig& policy, const torch::nn::Module& module) {
+  PolicyExport e;
+  e.network = network;
+  e.observation_space = observation_space;
+  e.action_space = action_space;
+  e.policy = policy;
+  e.tensors = export_tensors(module);
+  return e;
+}
+
 }  // namespace rlzoo

@@ -49,4 +49,9 @@ struct PolicyExport {
 // Detached copies of a module's parameters and buffers with their qualified names.
 std::vector<std::pair<std::string, torch::Tensor>> export_tensors(const torch::nn::Module& module);
 
+// The description every agent starts from: the network's kind, the env's spaces, the policy
+// configuration and the module's tensors (export_tensors). Agents add normalisation and offsets.
+PolicyExport policy_export_of(PolicyExport::Network network, const Space& observation_space,
+                              const Space& action_space, const PolicyConfig& policy, const torch::nn::Module& module);
+
 }  // namespace rlzoo

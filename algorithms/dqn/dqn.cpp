@@ -292,12 +292,8 @@ void DqnAgent::restore(const CheckpointReader& reader) {
 }
 
 std::optional<PolicyExport> DqnAgent::export_policy() const {
-  PolicyExport e;
-  e.network = PolicyExport::Network::q_network;
-  e.observation_space = spec_.observation_space;
-  e.action_space = spec_.action_space;
-  e.policy = cfg_.policy;
-  e.tensors = export_tensors(*q_net_);
+  PolicyExport e = policy_export_of(PolicyExport::Network::q_network, spec_.observation_space, spec_.action_space,
+                                    cfg_.policy, *q_net_);
   e.discrete_action_offset = spec_.action_space.start();
   return e;
 }

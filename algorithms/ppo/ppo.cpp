@@ -276,12 +276,8 @@ void PpoAgent::create_envs() {
 }
 
 std::optional<PolicyExport> PpoAgent::export_policy() const {
-  PolicyExport e;
-  e.network = PolicyExport::Network::actor_critic;
-  e.observation_space = spec_.observation_space;
-  e.action_space = spec_.action_space;
-  e.policy = cfg_.policy;
-  e.tensors = export_tensors(*policy_);
+  PolicyExport e = policy_export_of(PolicyExport::Network::actor_critic, spec_.observation_space,
+                                    spec_.action_space, cfg_.policy, *policy_);
   if (obs_norm_)
     e.observation_normalization = PolicyExport::ObservationNormalization{
         obs_norm_->statistics().mean(), obs_norm_->statistics().var(), obs_norm_->clip(), obs_norm_->epsilon()};

@@ -66,13 +66,8 @@ torch::Tensor VrPgAgent::act(const std::vector<torch::Tensor>& obs, const ActOpt
 }
 
 std::optional<PolicyExport> VrPgAgent::export_policy() const {
-  PolicyExport e;
-  e.network = PolicyExport::Network::mlp_policy;
-  e.observation_space = spec_.observation_space;
-  e.action_space = spec_.action_space;
-  e.policy = cfg_.policy;
-  e.tensors = export_tensors(*policy_);
-  return e;
+  return policy_export_of(PolicyExport::Network::mlp_policy, spec_.observation_space, spec_.action_space,
+                          cfg_.policy, *policy_);
 }
 
 double VrPgAgent::adam_step(const torch::Tensor& g) {

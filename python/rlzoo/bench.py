@@ -201,27 +201,25 @@ def main(argv: list[str] | None = None) -> None:
                  ratio_to_numpy_vectorised=rate / numpy_rate, num_envs=n, threads=threads, copy=copy, **extra)
 
     steps = 1000
+
+    def step_by_step(env: Any) -> Callable[[], None]:
+        """`steps` random steps of one env, resetting it when an episode ends."""
+
+        def run() -> None:
+            for a in rng.integers(0, 2, size=steps):
+                _, _, terminated, truncated, _ = env.step(a)
+                if terminated or truncated:
+                    env.reset()
+
+        return run
+
     py_env = PyCartPole(np.random.default_rng(0))
     py_env.reset()
-
-    def py_single() -> None:
-        for a in rng.integers(0, 2, size=steps):
-            _, _, terminated, truncated, _ = py_env.step(a)
-            if terminated or truncated:
-                py_env.reset()
-
-    py_rate = median_rate(py_single, steps, seconds, repeats)
+    py_rate = median_rate(step_by_step(py_env), steps, seconds, repeats)
     line(f"{prefix}/python_single_env", py_rate, "steps/s", None, what="one pure-Python CartPole, step by step")
     env = rlzoo.make("CartPole-v1")
     env.reset(seed=0)
-
-    def rlzoo_single() -> None:
-        for a in rng.integers(0, 2, size=steps):
-            _, _, terminated, truncated, _ = env.step(a)
-            if terminated or truncated:
-                env.reset()
-
-    rate = median_rate(rlzoo_single, steps, seconds, repeats)
+    rate = median_rate(step_by_step(env), steps, seconds, repeats)
     line(f"{prefix}/rlzoo_single_env", rate, "steps/s", py_rate, baseline_name="python_single_env",
          ratio_to_baseline=rate / py_rate)
 
