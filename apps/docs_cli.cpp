@@ -57,6 +57,13 @@ std::string default_of(CLI::Option& o) {
   if (is_flag(o)) return "";
   if (o.get_default_str().empty()) o.capture_default_str();
   std::string d = o.get_default_str();
+  // A list default reads "[a,b]" or "a b" depending on which instantiation of CLI11's
+  // to_string the link kept (LibTorch's headers make vectors streamable in the TUs that
+  // include them): written one way, "a b", and an empty list as no default.
+  if (d.size() >= 2 && d.front() == '[' && d.back() == ']') {
+    d = d.substr(1, d.size() - 2);
+    std::replace(d.begin(), d.end(), ',', ' ');
+  }
   const std::string source = RLZOO_SOURCE_DIR;
   for (std::size_t at; !source.empty() && (at = d.find(source)) != std::string::npos;) d.replace(at, source.size(), "<source>");
   return d;
