@@ -96,7 +96,7 @@ void run_train(TrainOptions& o) {
       throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
     auto agent = load_agent(resolve_agent_dir(o.resume));
     if (o.prepare) o.prepare(*agent);
-    const auto total = agent->config()["n_timesteps"].as<std::int64_t>();
+    const auto total = agent->preset_timesteps();
     spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
     agent->set_progress_bar(!o.quiet);
     train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
@@ -137,7 +137,7 @@ void run_train(TrainOptions& o) {
   write_text(fs::path(run_dir) / "preset.yaml", std::string(e.c_str()) + "\n");
   write_text(fs::path(run_dir) / "command.txt", o.command_line + "\n");
   spdlog::info("run directory: {}", run_dir);
-  train_with_callbacks(*agent, run_dir, cfg["n_timesteps"].as<std::int64_t>());
+  train_with_callbacks(*agent, run_dir, agent->preset_timesteps());
 }
 
 // Writes every frame of the episodes as <record_dir>/ep<episode>_<step>.png (MuJoCo envs).
