@@ -38,6 +38,16 @@ std::uint64_t used(const fs::path& p) {
   return j.contains("used") ? j["used"].get<std::uint64_t>() : 0;
 }
 
+// Trajectories the learner used from the runs of actor slot `actor`, all its processes together.
+std::uint64_t used_by_actor(const fs::path& p, int actor) {
+  const auto j = stats(p);
+  std::uint64_t n = 0;
+  if (j.contains("runs"))
+    for (const auto& [id, run] : j["runs"].items())
+      if (run["actor"].get<int>() == actor) n += run["used"].get<std::uint64_t>();
+  return n;
+}
+
 struct Fleet {
   fs::path dir = test::make_temp_dir("rlzoo-fleet");
   fs::path run = dir / "run";
@@ -65,11 +75,17 @@ struct Fleet {
       args.push_back(std::to_string(id));
     }
     args.insert(args.end(), extra.begin(), extra.end());
-    return test::ChildProcess(args, test::source_dir(), (dir / fmt::format("actor{}.log", id)).string());
+    // A restarted slot gets its own log: the first process's log is evidence too.
+    fs::path log = dir / fmt::format("actor{}.log", id);
+    for (int n = 2; fs::exists(log); ++n) log = dir / fmt::format("actor{}-{}.log", id, n);
+    return test::ChildProcess(args, test::source_dir(), log.string());
   }
   std::string logs() const {
     std::string all = "learner:\n" + read(dir / "learner.log");
-    for (int i = -1; i < 3; ++i) all += fmt::format("\nactor {}:\n", i) + read(dir / fmt::format("actor{}.log", i));
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (name.starts_with("actor") && name.ends_with(".log")) all += "\n" + name + ":\n" + read(e.path());
+    }
     return all;
   }
 };
@@ -106,7 +122,9 @@ TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
   auto a0 = f.start_actor(0);
   auto a1 = f.start_actor(1);
   const fs::path st = f.dir / "stats.json";
-  ASSERT_TRUE(test::wait_until([&] { return used(st) >= 20; }, 120s)) << f.logs();
+  // Actor 1 must have registered and delivered before it is killed: a process slow to start on a
+  // loaded machine could otherwise be killed before the learner ever saw it.
+  ASSERT_TRUE(test::wait_until([&] { return used_by_actor(st, 1) >= 5 && used(st) >= 20; }, 120s)) << f.logs();
   a1.kill_now();  // SIGKILL, mid-trajectory or mid-call
   const std::uint64_t at_kill = used(st);
   // Actor 0 alone keeps the learner going.
