@@ -227,7 +227,7 @@ def ensure_matplotlib():
 
 
 def plot(path, panels, colors=None, x=None, xlabel="env steps", ylabel="return", refs=None, note=None):
-    """Curves with 95% bands, one panel per title, side by side, written as PNG.
+    """Curves with 95% bands, one panel per title (up to three a row), written as PNG.
 
     panels: {title: {series: (mean, ci, n)}}; x: {title: x values} (default 1..len);
     colors: {series: (r, g, b) in 0..255}; refs: {title: {label: value}} drawn as dashed
@@ -236,8 +236,12 @@ def plot(path, panels, colors=None, x=None, xlabel="env steps", ylabel="return",
     panels = {t: s for t, s in panels.items() if s}
     if not panels:
         return
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 3.6), squeeze=False)
-    for ax, (title, series) in zip(axes[0], panels.items()):
+    cols = min(3, len(panels))
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 3.6 * rows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (title, series) in zip(axes.flat, panels.items()):
         for name, (mean, ci, n) in series.items():
             xs = (x or {}).get(title) or list(range(1, len(mean) + 1))
             xs = xs[:len(mean)]
