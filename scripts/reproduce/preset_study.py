@@ -78,7 +78,8 @@ def run_one(study, args, task, seed, lock):
     timer = Timer()
     print(f"[{study.name}] {task.preset} seed {seed}: {steps:,} steps in {d}", flush=True)
     train(args, d, study.preset_path(task), seed,
-          sets=[f"n_timesteps={steps}", f"checkpoint.every={max(10_000, steps // 10)}"])
+          sets=[f"n_timesteps={steps}", f"checkpoint.every={max(10_000, steps // 10)}",
+                f"log_every={max(1_000, steps // 50)}"])  # ~50 points on each curve
     seconds = _add_seconds(d, timer.seconds())
     mean, std = evaluate(args, d / "final", study.eval_episodes)
     curve = progress_curve(d)
