@@ -74,6 +74,8 @@ def rlzoo(args, *argv, log=None, check=True):
     finally:
         if log:
             out.close()
+    if proc.returncode in (130, -signal.SIGINT):  # Ctrl-C reached rlzoo in a worker thread
+        raise SystemExit("interrupted: runs in progress wrote a checkpoint; run the script again to resume")
     if check and proc.returncode != 0:
         where = f"; log: {log}" if log else ":\n" + (text or "")[-3000:]
         raise RuntimeError(f"`rlzoo {' '.join(map(str, argv))}` exited with {proc.returncode}{where}")
