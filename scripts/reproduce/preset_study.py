@@ -123,6 +123,9 @@ def report(study, args, wall=None):
     out = Path(args.out)
     results = results_of(study, args, seeds)
     lines = [f"# {study.title}", "", provenance_line(study.name, args, wall), ""]
+    if args.quick:
+        lines += ["Quick mode (smoke): a few percent of the full budgets and 2 seeds; the numbers check that "
+                  "training, evaluation and the report work, not what the agents learn (see the full mode).", ""]
     header = ["task", "rlzoo: final eval (deterministic, mean ± std over seeds)",
               "rlzoo: training return, last 100 episodes", "seeds", "env steps", "train minutes per seed"]
     header += [r.label for r in study.references]
