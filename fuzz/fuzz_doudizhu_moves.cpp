@@ -1,0 +1,90 @@
+// libFuzzer target: the DouDizhu card parser (human input at `rlzoo doudizhu play`) and the
+// legal-move generator on arbitrary hands and moves to beat.
+//
+// Input byte 0 picks the mode. Text mode: the rest is a move as a human types it; parse_cards
+// either throws UserError or returns cards that format and parse back to themselves. Hand mode:
+// the rest gives a hand and a move to beat (any multisets the deck allows, not only reachable
+// ones); every legal move must be a sub-multiset of the hand, listed once, with the pass
+// exactly when there is something to beat, and every non-bomb answer must be of the rival's
+// type and length with a higher rank.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "core/common/error.h"
+#include "envs/doudizhu/cards.h"
+#include "envs/doudizhu/legal_moves.h"
+#include "envs/doudizhu/move_type.h"
+
+namespace {
+
+using namespace rlzoo::doudizhu;
+
+// Fails the run (libFuzzer reports it as a crash with the input).
+void check(bool ok) {
+  if (!ok) std::abort();
+}
+
+// Up to the deck's copies of each rank, from 4 bits per rank of `bits`.
+CardCounts clamp_to_deck(std::uint64_t bits) {
+  CardCounts c;
+  for (int r = 0; r < kNumRanks; ++r) c.set(r, static_cast<int>((bits >> (4 * r)) & 0xF) % (copies_in_deck(r) + 1));
+  return c;
+}
+
+bool subset(CardCounts part, CardCounts whole) {
+  for (int r = 0; r < kNumRanks; ++r)
+    if (part.count(r) > whole.count(r)) return false;
+  return true;
+}
+
+void text_mode(std::string_view text) {
+  CardCounts c;
+  try {
+    c = parse_cards(text);
+  } catch (const rlzoo::UserError&) {
+    return;  // refusing bad input with a message is the contract
+  }
+  check(parse_cards(format_cards(c)) == c);
+}
+
+void hand_mode(const std::uint8_t* data, std::size_t size) {
+  std::uint64_t a = 0, b = 0;
+  for (std::size_t i = 0; i < 8 && i < size; ++i) a |= std::uint64_t{data[i]} << (8 * i);
+  for (std::size_t i = 8; i < 16 && i < size; ++i) b |= std::uint64_t{data[i]} << (8 * (i - 8));
+  const CardCounts hand = clamp_to_deck(a);
+  const CardCounts rival = clamp_to_deck(b);
+  const MoveInfo rival_info = classify_move(rival);
+  std::vector<CardCounts> moves;
+  generate_legal_moves(hand, rival, moves);
+  std::set<CardCounts> seen;
+  bool has_pass = false;
+  for (const CardCounts m : moves) {
+    check(subset(m, hand));
+    check(hand.contains(m));  // the bit-trick test agrees with the rank-by-rank one
+    check(seen.insert(m).second);
+    if (m.empty()) {
+      has_pass = true;
+      continue;
+    }
+    if (rival.empty()) continue;
+    const MoveInfo info = classify_move(m);
+    if (is_bomb_or_rocket(info.type)) continue;
+    check(info.type == rival_info.type && info.len == rival_info.len && info.rank > rival_info.rank);
+  }
+  check(has_pass == !rival.empty());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  if (data[0] % 2 == 0)
+    text_mode(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+  else
+    hand_mode(data + 1, size - 1);
+  return 0;
+}
