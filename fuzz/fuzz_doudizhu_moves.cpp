@@ -5,8 +5,9 @@
 // either throws UserError or returns cards that format and parse back to themselves. Hand mode:
 // the rest gives a hand and a move to beat (any multisets the deck allows, not only reachable
 // ones); every legal move must be a sub-multiset of the hand, listed once, with the pass
-// exactly when there is something to beat, and every non-bomb answer must be of the rival's
-// type and length with a higher rank.
+// exactly when there is something to beat, and every non-bomb answer to a playable move must be
+// of its type and length with a higher rank.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +59,13 @@ void hand_mode(const std::uint8_t* data, std::size_t size) {
   const CardCounts hand = clamp_to_deck(a);
   const CardCounts rival = clamp_to_deck(b);
   const MoveInfo rival_info = classify_move(rival);
+  // The type check below holds for moves that can be played. An arbitrary multiset can be one
+  // DouZero's detector reads as a shape it is not (its documented quirks, move_type.h): only
+  // the structural checks apply to those.
+  std::vector<CardCounts> rival_leads;
+  generate_leads(rival, rival_leads);
+  const bool playable_rival =
+      rival_info.type != MoveType::Wrong && std::find(rival_leads.begin(), rival_leads.end(), rival) != rival_leads.end();
   std::vector<CardCounts> moves;
   generate_legal_moves(hand, rival, moves);
   std::set<CardCounts> seen;
@@ -70,7 +78,7 @@ void hand_mode(const std::uint8_t* data, std::size_t size) {
       has_pass = true;
       continue;
     }
-    if (rival.empty()) continue;
+    if (rival.empty() || !playable_rival) continue;
     const MoveInfo info = classify_move(m);
     if (is_bomb_or_rocket(info.type)) continue;
     check(info.type == rival_info.type && info.len == rival_info.len && info.rank > rival_info.rank);

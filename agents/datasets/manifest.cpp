@@ -64,7 +64,7 @@ DatasetInfo read_manifest(const fs::path& dir) {
   json j;
   try {
     j = json::parse(durable::read_file(file));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers too large
     fail(file, fmt::format("invalid JSON: {}", e.what()));
   }
   if (!j.is_object()) fail(file, "expected a JSON object");

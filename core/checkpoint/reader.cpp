@@ -106,7 +106,7 @@ CheckpointReader CheckpointReader::open(const fs::path& dir) {
   }
   try {
     r.manifest_ = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
     fail(dir, fmt::format("manifest.json is not valid JSON: {}", e.what()));
   }
   if (!r.manifest_.is_object()) fail(dir, "manifest.json must hold a JSON object");
@@ -177,7 +177,7 @@ nlohmann::json CheckpointReader::read_json(std::string_view name) const {
   const std::string text = read(name);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers too large
     fail(dir_, fmt::format("{} is not valid JSON: {}", name, e.what()));
   }
 }

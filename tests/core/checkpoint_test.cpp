@@ -125,6 +125,15 @@ TEST_F(CheckpointTest, UnparsableManifestIsNamed) {
               AllOf(HasSubstr(dir_.string()), HasSubstr("manifest.json is not valid JSON")));
 }
 
+// Found by fuzz/fuzz_checkpoint_manifest: a number too large for a double made nlohmann throw
+// out_of_range (not parse_error), which escaped as an internal error.
+TEST_F(CheckpointTest, ManifestWithANumberTooLargeIsNamed) {
+  sample_writer().commit(dir_);
+  spit(dir_ / "manifest.json", "{\"format_version\": 55E555}");
+  EXPECT_THAT(error_of([&] { CheckpointReader::open(dir_); }),
+              AllOf(HasSubstr(dir_.string()), HasSubstr("manifest.json is not valid JSON"), HasSubstr("55E555")));
+}
+
 TEST_F(CheckpointTest, ManifestFromNewerFormatIsRejected) {
   sample_writer().commit(dir_);
   auto manifest = nlohmann::json::parse(slurp(dir_ / "manifest.json"));
