@@ -5,8 +5,8 @@
 // either throws UserError or returns cards that format and parse back to themselves. Hand mode:
 // the rest gives a hand and a move to beat (any multisets the deck allows, not only reachable
 // ones); every legal move must be a sub-multiset of the hand, listed once, with the pass
-// exactly when there is something to beat, and every non-bomb answer to a playable move must be
-// of its type and length with a higher rank.
+// exactly when there is something to beat, and every non-bomb answer to a playable move must
+// have as many cards and, where the detector reads it as the same shape, a higher rank.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -81,7 +81,11 @@ void hand_mode(const std::uint8_t* data, std::size_t size) {
     if (rival.empty() || !playable_rival) continue;
     const MoveInfo info = classify_move(m);
     if (is_bomb_or_rocket(info.type)) continue;
-    check(info.type == rival_info.type && info.len == rival_info.len && info.rank > rival_info.rank);
+    // Same shape as the rival, so the same number of cards; the detector may read the answer
+    // as another shape (DouZero's quirk: 777888999+TTT answering an airplane of length 3 is a
+    // trio chain of length 4), and where it reads the same shape the rank is higher.
+    check(m.size() == rival.size());
+    if (info.type == rival_info.type && info.len == rival_info.len) check(info.rank > rival_info.rank);
   }
   check(has_pass == !rival.empty());
 }
