@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string_view>
@@ -24,16 +25,26 @@ namespace {
 
 using namespace rlzoo::doudizhu;
 
-// Fails the run (libFuzzer reports it as a crash with the input).
-void check(bool ok) {
-  if (!ok) std::abort();
-}
+// Fails the run (libFuzzer reports it as a crash with the input), naming the broken invariant.
+#define check(cond)                                                              \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      std::fprintf(stderr, "invariant broken at line %d: %s\n", __LINE__, #cond); \
+      std::abort();                                                              \
+    }                                                                            \
+  } while (0)
 
 // Up to the deck's copies of each rank, from 4 bits per rank of `bits`.
 CardCounts clamp_to_deck(std::uint64_t bits) {
   CardCounts c;
   for (int r = 0; r < kNumRanks; ++r) c.set(r, static_cast<int>((bits >> (4 * r)) & 0xF) % (copies_in_deck(r) + 1));
   return c;
+}
+
+int highest_trio_rank(CardCounts c) {
+  for (int r = kNumRanks - 1; r >= 0; --r)
+    if (c.count(r) == 3) return r;
+  return -1;
 }
 
 bool subset(CardCounts part, CardCounts whole) {
@@ -58,6 +69,10 @@ void hand_mode(const std::uint8_t* data, std::size_t size) {
   for (std::size_t i = 8; i < 16 && i < size; ++i) b |= std::uint64_t{data[i]} << (8 * (i - 8));
   const CardCounts hand = clamp_to_deck(a);
   const CardCounts rival = clamp_to_deck(b);
+  // The rival's cards come from another hand: together they fit in one deck (the CLI refuses
+  // other inputs, as `rlzoo doudizhu legal-moves` does).
+  for (int r = 0; r < kNumRanks; ++r)
+    if (hand.count(r) + rival.count(r) > copies_in_deck(r)) return;
   const MoveInfo rival_info = classify_move(rival);
   // The type check below holds for moves that can be played. An arbitrary multiset can be one
   // DouZero's detector reads as a shape it is not (its documented quirks, move_type.h): only
@@ -85,7 +100,14 @@ void hand_mode(const std::uint8_t* data, std::size_t size) {
     // as another shape (DouZero's quirk: 777888999+TTT answering an airplane of length 3 is a
     // trio chain of length 4), and where it reads the same shape the rank is higher.
     check(m.size() == rival.size());
-    if (info.type == rival_info.type && info.len == rival_info.len) check(info.rank > rival_info.rank);
+    // For airplanes with wings the rank that decides is the highest one held three times
+    // (DouZero's selector; its detector may report another: legal_moves.h).
+    if (info.type == rival_info.type && info.len == rival_info.len) {
+      if (info.type == MoveType::AirplaneSolo || info.type == MoveType::AirplanePair)
+        check(highest_trio_rank(m) > highest_trio_rank(rival));
+      else
+        check(info.rank > rival_info.rank);
+    }
   }
   check(has_pass == !rival.empty());
 }
