@@ -189,13 +189,6 @@ def mean_std(values):
     return m, (math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0)
 
 
-def fmt_mean_std(values, digits=1):
-    """'m ± s (n=k)', or '' when there are no values yet (the row is then left out)."""
-    if not values:
-        return ""
-    m, s = mean_std(values)
-    return f"{m:.{digits}f} ± {s:.{digits}f} (n={len(values)})"
-
 
 def md_table(header, rows):
     """A Markdown table as a list of lines."""
@@ -311,13 +304,3 @@ class Timer:
 
     def seconds(self):
         return time.time() - self.start
-
-
-def stop_with_sigint(proc, timeout=120):
-    """Asks an rlzoo process to stop (SIGINT writes a checkpoint) and waits for it."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
