@@ -84,7 +84,13 @@ EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed,
   return result;
 }
 
-void Agent::save(const std::string& dir) const { checkpoint().commit(dir); }
+void Agent::save(const std::string& dir) const {
+  try {
+    checkpoint().commit(dir);
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("agent at step {} not saved to {}: {}", num_timesteps(), dir, e.what()));
+  }
+}
 
 std::unique_ptr<Agent> Agent::from_preset(const std::string& path, const std::vector<std::string>& overrides) {
   YAML::Node root = load_yaml_file(path);
@@ -110,8 +116,15 @@ std::unique_ptr<Agent> make_agent(const std::string& algorithm, const std::strin
 
 std::unique_ptr<Agent> load_agent(const std::string& dir, const std::vector<std::string>& overrides) {
   const CheckpointReader reader = CheckpointReader::open(resolve_agent_dir(dir));
+  check_checkpoint_version(reader);
   const AgentSetup setup = saved_setup(reader, overrides);
-  return algorithm_registry().get(setup.preset.algo).load(setup, reader);
+  try {
+    return algorithm_registry().get(setup.preset.algo).load(setup, reader);
+  } catch (const nlohmann::json::exception& e) {
+    // An algorithm's saved state (state.json, envs.json) without a field it needs, or of the wrong type.
+    throw UserError(fmt::format("{}: cannot restore the {} agent: a saved state does not have what it needs ({})",
+                                reader.dir().string(), setup.preset.algo, e.what()));
+  }
 }
 
 }  // namespace rlzoo

@@ -1,7 +1,12 @@
 #include "agents/agent_checkpoint.h"
 
 #include <filesystem>
+#include <optional>
+#include <sstream>
+#include <utility>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "core/checkpoint/manager.h"
@@ -31,9 +36,55 @@ std::string resolve_agent_dir(const std::string& path) {
   if (fs::is_directory(fs::path(path) / "checkpoints")) {
     auto latest = CheckpointManager(fs::path(path) / "checkpoints").latest();
     if (latest.reader) return latest.reader->dir().string();
+    if (!latest.warnings.empty())
+      throw UserError(fmt::format("{}: no checkpoint in {} can be loaded: {}", path,
+                                  (fs::path(path) / "checkpoints").string(), fmt::join(latest.warnings, "; ")));
   }
   throw UserError(fmt::format("{}: not an agent: expected manifest.json, final/manifest.json or checkpoints/ in it",
                               path));
+}
+
+namespace {
+
+// "MAJOR.MINOR.PATCH..." -> {major, minor}, or nullopt.
+std::optional<std::pair<int, int>> major_minor(const std::string& version) {
+  int major = 0, minor = 0;
+  char dot = 0;
+  std::istringstream in(version);
+  if (!(in >> major >> dot >> minor) || dot != '.' || major < 0 || minor < 0) return std::nullopt;
+  return std::pair{major, minor};
+}
+
+}  // namespace
+
+void check_checkpoint_version(const CheckpointReader& reader) {
+  const std::string theirs = reader.rlzoo_version(), ours = RLZOO_VERSION;
+  const auto a = major_minor(theirs), b = major_minor(ours);
+  const std::string manifest = (reader.dir() / "manifest.json").string();
+  if (!a) throw UserError(fmt::format("{}: field rlzoo_version is '{}', not a version number", manifest, theirs));
+  RLZOO_CHECK(b.has_value(), "RLZOO_VERSION does not parse");
+  const bool compatible = a->first == b->first && (b->first > 0 || a->second == b->second);
+  if (!compatible)
+    throw UserError(fmt::format("{}: field rlzoo_version differs: the checkpoint was written by rlzoo {}, this is rlzoo {}, "
+                                "which reads checkpoints of rlzoo {}.{}.x only",
+                                manifest, theirs, ours, b->first, b->second));
+  const auto meta = reader.metadata();
+  if (meta.is_object() && meta.contains("torch_version") && meta["torch_version"].is_string() &&
+      meta["torch_version"].get<std::string>() != torch_version())
+    spdlog::warn("{}: written with LibTorch {}, this is LibTorch {}; loading it anyway", reader.dir().string(),
+                 meta["torch_version"].get<std::string>(), torch_version());
+}
+
+void check_resume_config(const std::string& run_dir, const CheckpointReader& reader) {
+  const std::filesystem::path run_preset = std::filesystem::path(run_dir) / "preset.yaml";
+  if (!std::filesystem::exists(run_preset)) return;
+  const std::string saved = (reader.dir() / "preset.yaml").string();
+  const YAML::Node run = load_yaml_file(run_preset.string());
+  const YAML::Node checkpoint = load_yaml_string(reader.read("preset.yaml"), saved);
+  if (const auto d = first_difference(run, checkpoint))
+    throw UserError(fmt::format("cannot resume {}: field {} differs: {} in {} but {} in {}; a run resumes with the config "
+                                "it started with (start a new run to change it)",
+                                run_dir, d->path, d->a, run_preset.string(), d->b, saved));
 }
 
 AgentSetup saved_setup(const CheckpointReader& reader, const std::vector<std::string>& overrides) {

@@ -22,6 +22,17 @@ CheckpointWriter agent_checkpoint_writer(const Agent& agent);
 // <path>/checkpoints. Throws a UserError listing what was looked for.
 std::string resolve_agent_dir(const std::string& path);
 
+// Refuses (UserError naming the field and both versions) a checkpoint written by an rlzoo whose
+// blobs this build may not read: another major version, or for 0.x another minor version
+// (semantic versioning), or a version that does not parse. A different LibTorch version only
+// warns: its serialisation format is stable.
+void check_checkpoint_version(const CheckpointReader& reader);
+
+// Refuses to resume the run in `run_dir` from `reader` when the run's own preset.yaml (written
+// when the run started) and the checkpoint's preset.yaml differ: the message names the first key
+// that differs and both values. A run without preset.yaml (an agent saved by the API) passes.
+void check_resume_config(const std::string& run_dir, const CheckpointReader& reader);
+
 // The preset saved in a checkpoint, with `overrides` ("key.path=value") applied, validated.
 AgentSetup saved_setup(const CheckpointReader& reader, const std::vector<std::string>& overrides = {});
 

@@ -79,7 +79,12 @@ CheckpointCallback::CheckpointCallback(std::string root, std::int64_t every, int
     : root_(std::move(root)), every_(every), next_(every), keep_(keep) {}
 
 void CheckpointCallback::save(Agent& agent, std::int64_t num_timesteps) {
-  CheckpointManager(root_, keep_).save(num_timesteps, agent.checkpoint());
+  try {
+    CheckpointManager(root_, keep_).save(num_timesteps, agent.checkpoint());
+  } catch (const UserError& e) {
+    throw UserError(fmt::format("checkpoint at step {} not saved: {}; the checkpoints saved before it in {} are intact",
+                                num_timesteps, e.what(), root_));
+  }
   last_saved_ = num_timesteps;
 }
 

@@ -94,7 +94,9 @@ void run_train(TrainOptions& o) {
   if (!o.resume.empty()) {
     if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
       throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
-    auto agent = load_agent(resolve_agent_dir(o.resume));
+    const std::string dir = resolve_agent_dir(o.resume);
+    check_resume_config(o.resume, CheckpointReader::open(dir));
+    auto agent = load_agent(dir);
     if (o.prepare) o.prepare(*agent);
     const auto total = agent->preset_timesteps();
     spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);

@@ -14,7 +14,7 @@ set(RLZOO_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/rlzoo)
 
 # rlzoo::rlzoo: everything that was built (the libraries are static; their own link
 # dependencies come along through the exported targets).
-set(rlzoo_libraries rlzoo_core rlzoo_envs rlzoo_datasets)
+set(rlzoo_libraries rlzoo_core rlzoo_envs rlzoo_datasets rlzoo_fleet_wire)
 if(RLZOO_WITH_TORCH)
   list(APPEND rlzoo_libraries rlzoo_core_torch rlzoo_agents rlzoo_algorithms)
   if(RLZOO_WITH_GRPC)

@@ -17,10 +17,10 @@ function(rlzoo_add_protos target)
   target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
 endfunction()
 
-# rlzoo_add_grpc_protos(target proto...): as rlzoo_add_protos, plus the gRPC service stubs
-# (<stem>.grpc.pb.h/.cc from grpc_cpp_plugin).
-function(rlzoo_add_grpc_protos target)
-  rlzoo_add_protos(${target} ${ARGN})
+# rlzoo_add_grpc_services(target proto...): the gRPC service stubs of .proto files
+# (<stem>.grpc.pb.h/.cc from grpc_cpp_plugin). Their messages come from rlzoo_add_protos, on
+# this target or one it links.
+function(rlzoo_add_grpc_services target)
   set(srcs)
   foreach(proto ${ARGN})
     file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${proto})

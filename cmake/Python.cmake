@@ -4,8 +4,8 @@
 # LibTorch precompiled header with them, are then compiled as position-independent code.
 # -fno-semantic-interposition keeps -fPIC code as fast as the default PIE code (calls inside a
 # library stay inlinable; nothing relies on interposing rlzoo's symbols).
-if(RLZOO_WITH_PYTHON AND RLZOO_TSAN)
-  message(STATUS "Python bindings disabled under ThreadSanitizer (an instrumented module cannot load into python3)")
+if(RLZOO_WITH_PYTHON AND (RLZOO_TSAN OR RLZOO_ASAN))
+  message(STATUS "Python bindings disabled under a sanitizer (an instrumented module cannot load into python3)")
   set(RLZOO_WITH_PYTHON OFF)
 endif()
 if(RLZOO_WITH_PYTHON)

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <random>
+#include <optional>
 #include <set>
 
 #include "core/checkpoint/durable_io.h"
@@ -53,6 +54,10 @@ struct GrpcFleet::State {
     Clock::time_point last_seen;
     bool ended = false;
     bool collecting = true;  // between a parameters reply and its next upload
+    // Uploads are retried after a lost reply: a sequence number at or below the highest
+    // accepted one, or one being received right now, is that retry, not new data.
+    std::optional<std::uint64_t> highest_accepted;
+    std::set<std::uint64_t> receiving;
   };
   mutable std::mutex mutex;  // runs, stats, the parameter cache
   std::map<std::uint64_t, Run> runs;
@@ -157,6 +162,7 @@ struct GrpcFleet::State {
       j = {{"registrations", s.registrations}, {"accepted", s.accepted},   {"used", s.used},
            {"bytes_accepted", s.bytes_accepted},
            {"stale", s.stale},                 {"discarded_ended", s.discarded_ended},
+           {"duplicates", s.duplicates},
            {"unauthenticated", s.unauthenticated}, {"rejected", s.rejected}, {"used_after_end", s.used_after_end}};
       nlohmann::json runs_json = nlohmann::json::object();
       for (const auto& [id, r] : runs)
@@ -284,10 +290,36 @@ class FleetService final : public fleet::Fleet::Service {
       run.last_seen = Clock::now();
       run.collecting = false;
       actor = run.actor;
+      if (run.highest_accepted && req->sequence() <= *run.highest_accepted) {
+        ++s_.stats.duplicates;
+        out->set_accepted(true);  // it was, the first time
+        out->set_reason("duplicate: this trajectory was already accepted");
+        return grpc::Status::OK;
+      }
+      if (!run.receiving.insert(req->sequence()).second) {
+        ++s_.stats.duplicates;
+        out->set_reason("duplicate: this trajectory is being received");
+        return grpc::Status::OK;
+      }
     }
+    // Whatever happens below, this sequence is no longer being received afterwards.
+    const auto done_receiving = [&](bool accepted) {
+      std::lock_guard lock(s_.mutex);
+      const auto it = s_.runs.find(req->run_id());
+      if (it == s_.runs.end()) return;
+      it->second.receiving.erase(req->sequence());
+      if (accepted && (!it->second.highest_accepted || *it->second.highest_accepted < req->sequence()))
+        it->second.highest_accepted = req->sequence();
+    };
+    struct Finish {
+      const decltype(done_receiving)& f;
+      bool accepted = false;
+      ~Finish() { f(accepted); }
+    } finish{done_receiving};
     Queued q;
     if (req->ByteSizeLong() > static_cast<std::size_t>(s_.options.max_message_bytes)) {
-      const std::string why = fmt::format("a trajectory of {} bytes is over the limit of {} (actor {})",
+      const std::string why = fmt::format("a trajectory of {} bytes is over the limit of {} (actor {}; the learner's "
+                                          "--max-message-mb raises it)",
                                           req->ByteSizeLong(), s_.options.max_message_bytes, actor);
       s_.reject("oversized", why, req->run_id());
       return refuse(out, why);
@@ -319,6 +351,7 @@ class FleetService final : public fleet::Fleet::Service {
       ++s_.accepted_by_version[version];
       s_.accepted_by_version.erase(s_.accepted_by_version.begin(), s_.accepted_by_version.lower_bound(version));
     }
+    finish.accepted = true;
     out->set_accepted(true);
     return grpc::Status::OK;
   }

@@ -32,6 +32,7 @@ struct FleetStats {
   std::uint64_t used = 0;              // trajectories handed to the learner
   std::uint64_t stale = 0;             // on-policy: made with older parameters, dropped
   std::uint64_t discarded_ended = 0;   // queued trajectories of runs that ended, dropped
+  std::uint64_t duplicates = 0;        // retried uploads of a trajectory already accepted, ignored
   std::uint64_t unauthenticated = 0;   // calls without the right token
   std::map<std::string, std::uint64_t> rejected;  // by reason kind
   std::map<std::uint64_t, std::uint64_t> used_by_run;

@@ -1,33 +1,16 @@
-// Trajectories and parameter snapshots to and from the fleet's Protobuf messages, with every
-// check a learner needs before it trusts bytes from the network: dtype, shape, byte counts,
-// the agreed trajectory shape and finite floats. A bad message gives a reason, never a crash.
+// The fleet's Protobuf messages to and from rlzoo's types: trajectories (torch-free, in
+// distributed/trajectory_wire.h) and parameter snapshots.
 #pragma once
 
-#include <optional>
-#include <string>
-
-#include "core/runtime/trajectory.h"
-#include "core/spaces/space.h"
 #include "core/torch/module_parameters.h"
 #include "distributed/proto/fleet.pb.h"
+#include "distributed/trajectory_wire.h"
 
 namespace rlzoo {
 
-// Why a message was refused: `kind` is a short counter key ("shape", "dtype", "size",
-// "non_finite", ...), `detail` says what exactly.
-struct WireError {
-  std::string kind;
-  std::string detail;
-};
-
-void encode_trajectory(const Trajectory& t, fleet::TrajectoryUpload& out);
-// Decodes into `out` (resized to `expected`) after checking everything against `expected` and
-// `obs_space` (observations: byte counts and finite floats). Returns the first problem found.
-std::optional<WireError> decode_trajectory(const fleet::TrajectoryUpload& msg, const TrajectoryShape& expected,
-                                           const Space& obs_space, Trajectory& out);
-
 void encode_parameters(const ParameterSnapshot& snapshot, fleet::ParametersReply& out);
-// Tensors of a reply as float/double/int64 CPU tensors; throws UserError for a malformed one.
+// Tensors of a reply as float/double/int64 CPU tensors; throws UserError for a malformed one
+// (unknown dtype, negative dimension, a shape whose size overflows, a byte count that differs).
 ParameterSnapshot decode_parameters(const fleet::ParametersReply& msg);
 
 }  // namespace rlzoo

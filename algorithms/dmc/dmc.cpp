@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/gradient_guard.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"
@@ -114,7 +115,7 @@ double DmcAgent::train_step(Seat seat, const SeatFrames& frames) {
   opt.zero_grad();
   loss.backward();
   gradient_reducer().reduce(net.parameters());
-  torch::nn::utils::clip_grad_norm_(net.parameters(), cfg_.max_grad_norm);
+  clip_and_check_gradients(net.parameters(), cfg_.max_grad_norm, loss, {"DouZero update", frames_ / n + 1, frames_});
   opt.step();
   return loss.item<double>();
 }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/gradient_guard.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "core/registry/env_registry.h"
@@ -175,7 +176,7 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     optimizer_->zero_grad();
     loss.backward();
     gradient_reducer().reduce(params);
-    torch::nn::utils::clip_grad_norm_(params, cfg_.max_grad_norm);
+    clip_and_check_gradients(params, cfg_.max_grad_norm, loss, {"DQN gradient step", n_updates_ + 1, num_timesteps_});
     optimizer_->step();
     ++n_updates_;
     loss_sum += loss.detach();

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/gradient_guard.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dt/dataset_episodes.h"
@@ -149,7 +150,8 @@ void DtAgent::learn(std::int64_t gradient_steps, CallbackList* callbacks) {
     optimizer_->zero_grad();
     loss.backward();
     gradient_reducer().reduce(model_->parameters());
-    if (cfg_.max_grad_norm > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), cfg_.max_grad_norm);
+    clip_and_check_gradients(model_->parameters(), cfg_.max_grad_norm, loss,
+                             {"Decision Transformer gradient step", num_steps_ + 1, num_steps_});
     optimizer_->step();
     ++num_steps_;
     loss_sum += loss.item<double>();

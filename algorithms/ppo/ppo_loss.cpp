@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "agents/gradient_guard.h"
 #include "agents/normalizers.h"
 #include "core/logging/logger.h"
 
@@ -59,7 +60,7 @@ PpoUpdateStats run_ppo_epochs(
     const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
     const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
     const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
-    const std::function<void()>& before_step, std::int64_t& n_updates) {
+    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps) {
   PpoUpdateStats stats;
   for (std::int64_t epoch = 0; epoch < cfg.n_epochs; ++epoch) {
     for (auto& mb : minibatches()) {
@@ -70,7 +71,7 @@ PpoUpdateStats run_ppo_epochs(
       optimizer.zero_grad();
       l.loss.backward();
       if (before_step) before_step();
-      torch::nn::utils::clip_grad_norm_(parameters, cfg.max_grad_norm);
+      clip_and_check_gradients(parameters, cfg.max_grad_norm, l.loss, {"PPO gradient step", n_updates + 1, num_timesteps});
       optimizer.step();
       ++n_updates;
       stats.add_losses(l);

@@ -55,11 +55,13 @@ struct PpoUpdateStats {
 // PPO's update: n_epochs passes over fresh `minibatches()`, each minibatch scored by
 // `evaluate` (the policy's distribution and values on it), stopped early by target_kl; before
 // each optimiser step `before_step` may touch the gradients (a distributed reducer), then the
-// global norm of `parameters` is clipped. Counts the optimiser steps in `n_updates`.
+// global norm of `parameters` is clipped. Counts the optimiser steps in `n_updates`. A
+// non-finite gradient stops before its step with TrainingDiverged naming `num_timesteps`
+// (agents/gradient_guard.h).
 PpoUpdateStats run_ppo_epochs(
     const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
     const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
     const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
-    const std::function<void()>& before_step, std::int64_t& n_updates);
+    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps);
 
 }  // namespace rlzoo

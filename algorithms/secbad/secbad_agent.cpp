@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/gradient_guard.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/ppo/ppo_loss.h"
@@ -262,9 +263,9 @@ void SecbadAgent::update_vae(TrainingMonitor& monitor) {
                     rng_);
     vae_optimizer_->zero_grad();
     last.total.backward();
-    if (cfg_.vae.max_grad_norm > 0)
-      for (auto& group : vae_optimizer_->param_groups())
-        torch::nn::utils::clip_grad_norm_(group.params(), cfg_.vae.max_grad_norm);
+    for (auto& group : vae_optimizer_->param_groups())
+      clip_and_check_gradients(group.params(), cfg_.vae.max_grad_norm, last.total,
+                               {"SeCBAD VAE update", vae_updates_ + 1, num_timesteps_});
     vae_optimizer_->step();
     ++vae_updates_;
   }
@@ -284,7 +285,7 @@ void SecbadAgent::update_policy(TrainingMonitor& monitor) {
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
   const PpoUpdateStats stats = run_ppo_epochs(
       p, clip, *optimizer_, policy_->parameters(), [this, &p] { return buffer_->minibatches(p.batch_size); },
-      [this](const RolloutBuffer::Batch& mb) { return policy_->forward(mb.obs); }, {}, n_updates_);
+      [this](const RolloutBuffer::Batch& mb) { return policy_->forward(mb.obs); }, {}, n_updates_, num_timesteps_);
   stats.record(monitor.logger(), *buffer_, lr, clip);
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/gradient_guard.h"
 #include "agents/training_monitor.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
@@ -113,6 +114,7 @@ void VrPgAgent::iterate(TrainingMonitor* monitor) {
   }
   if (estimator_ == Estimator::StormPg || estimator_ == Estimator::SrvrPg)
     set_flat_parameters(*previous_, flat_parameters(*policy_));
+  check_finite_gradient(g_, {"policy-gradient iteration", iteration_ + 1, num_timesteps_});
   const double lr = adam_step(g_);
   ++iteration_;
   trajectories_ += batch.size();

@@ -93,6 +93,13 @@ void rename_path(const fs::path& from, const fs::path& to) {
   }
 }
 
+bool exchange_paths(const fs::path& a, const fs::path& b) {
+  if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0) return true;
+  const int err = errno;
+  if (err == EINVAL || err == ENOSYS || err == ENOTSUP) return false;  // this filesystem cannot
+  throw UserError(fmt::format("cannot exchange {} and {}: {}", a.string(), b.string(), std::strerror(err)));
+}
+
 void replace_file(const fs::path& path, std::string_view bytes) {
   const fs::path dir = parent_or_dot(path);
   const fs::path temp = dir / hidden_sibling_name(path.filename().string(), "tmp");

@@ -27,6 +27,11 @@ void sync_directory(const std::filesystem::path& dir);
 // rename(2) with a UserError naming both paths. Atomic within one filesystem.
 void rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Swaps the two existing paths `a` and `b` (files or directories) in one atomic step
+// (renameat2 with RENAME_EXCHANGE): nobody ever sees either name missing. Returns false, having
+// changed nothing, when the filesystem or kernel cannot do it; throws UserError for other errors.
+bool exchange_paths(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // Creates `dir` and its missing parents; each newly created entry is made durable by
 // fsync'ing its parent. No-op when `dir` already is a directory.
 void create_directories(const std::filesystem::path& dir);

@@ -102,7 +102,22 @@ void CheckpointWriter::commit(const fs::path& final_dir_arg) const {
     throw;
   }
 
-  // 2. Publish. A non-empty directory cannot be renamed over, so an existing one moves aside.
+  // 2. Publish. A non-empty directory cannot be renamed over: an existing one is exchanged with
+  //    the new one in one step, or, where the filesystem cannot, moved aside first.
+  if (replacing && rename_exchange_) {
+    bool exchanged = false;
+    try {
+      exchanged = durable::exchange_paths(temp, final_dir);
+    } catch (...) {
+      durable::remove_all_quietly(temp);
+      throw;
+    }
+    if (exchanged) {
+      durable::sync_directory(parent);
+      durable::remove_all_quietly(temp);  // the old checkpoint; a leftover is cleaned later
+      return;
+    }
+  }
   fs::path aside;
   if (replacing) {
     aside = parent / durable::hidden_sibling_name(name, "old");

@@ -18,7 +18,8 @@ namespace rlzoo {
 enum class CommitStage {
   kFilesWritten,     // every data file is written and fsync'ed in the temp directory
   kBeforeRename,     // manifest and temp directory fsync'ed; nothing published yet
-  kOldMovedAside,    // only when final_dir existed: it has been renamed aside, new not yet in
+  kOldMovedAside,    // only when final_dir existed and was not exchanged atomically (see
+                     // use_rename_exchange): it has been renamed aside, the new one is not in
 };
 
 // Tests use a hook that throws at one stage to simulate a crash there. In production it is
@@ -45,17 +46,24 @@ class CheckpointWriter {
   std::size_t total_bytes() const;
 
   void set_fault_hook(CommitFaultHook hook) { fault_hook_ = std::move(hook); }
+  // On (the default): an existing `final_dir` is replaced by swapping it with the new directory
+  // in one renameat2(RENAME_EXCHANGE) call, so a crash at any moment leaves one of the two
+  // complete under `final_dir`. Off, or on a filesystem without the call: the two-rename
+  // fallback described at commit(). Tests turn it off to exercise the fallback.
+  void use_rename_exchange(bool on) { rename_exchange_ = on; }
 
   // Writes every file into a temp directory `.<name>.tmp-<pid>-<n>` beside `final_dir`, fsyncs
   // each, writes manifest.json last, fsyncs it and the temp directory, renames the temp
   // directory to `final_dir` and fsyncs the parent (created if missing). The writer can be
   // committed again (to another directory).
   //
-  // If `final_dir` exists it is first renamed to `.<name>.old-<pid>-<n>` and removed only
-  // after the new directory is in place. Window: a crash between those two renames (two
-  // syscalls, no data written in between) leaves no `final_dir`; the previous checkpoint then
-  // survives only under the hidden `.old-` name. CheckpointManager treats the step as missing
-  // (falls back to an older checkpoint) and deletes the hidden directory at its next save.
+  // If `final_dir` exists, the temp directory and `final_dir` are exchanged atomically and the
+  // old content (now under the temp name) is removed. Fallback where that call is unavailable:
+  // `final_dir` is first renamed to `.<name>.old-<pid>-<n>` and removed only after the new
+  // directory is in place. Window: a crash between those two renames (two syscalls, no data
+  // written in between) leaves no `final_dir`; the previous checkpoint then survives only under
+  // the hidden `.old-` name. CheckpointManager treats the step as missing (falls back to an
+  // older checkpoint) and deletes the hidden directory at its next save.
   //
   // Throws UserError naming the path and OS error when a step fails; the temp directory is
   // removed and an existing `final_dir` is left as it was.
@@ -65,6 +73,7 @@ class CheckpointWriter {
   nlohmann::json metadata_;
   std::map<std::string, std::string, std::less<>> files_;
   CommitFaultHook fault_hook_;
+  bool rename_exchange_ = true;
 };
 
 }  // namespace rlzoo

@@ -1,5 +1,6 @@
 #include "core/config/yaml_io.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -24,6 +25,32 @@ void check_no_duplicate_keys(const YAML::Node& node, const ConfigContext& ctx) {
   }
 }
 
+void expand_merge_keys(YAML::Node node, const ConfigContext& ctx) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) expand_merge_keys(node[i], ctx.item(i));
+    return;
+  }
+  if (!node.IsMap()) return;
+  const YAML::Node view = node;  // const lookups: operator[] on a non-const node would add the key
+  const YAML::Node merge = view["<<"];
+  for (auto it = node.begin(); it != node.end(); ++it)
+    if (it->first.Scalar() != "<<") expand_merge_keys(it->second, ctx.child(it->first.Scalar()));
+  if (!merge) return;
+  std::vector<YAML::Node> sources;
+  if (merge.IsMap()) sources.push_back(merge);
+  if (merge.IsSequence())
+    for (const auto& s : merge) sources.push_back(s);
+  if (sources.empty() || std::any_of(sources.begin(), sources.end(), [](const YAML::Node& s) { return !s.IsMap(); }))
+    ctx.child("<<").fail(merge, "a merge key needs a mapping or a list of mappings (e.g. <<: *defaults)");
+  node.remove("<<");
+  for (const auto& source : sources) {
+    YAML::Node copy = YAML::Clone(source);  // keys set later (--set) must not change the anchor
+    expand_merge_keys(copy, ctx);
+    for (auto it = copy.begin(); it != copy.end(); ++it)
+      if (!view[it->first.Scalar()]) node[it->first.Scalar()] = it->second;
+  }
+}
+
 YAML::Node load_yaml_string(const std::string& text, const std::string& source) {
   ConfigContext ctx(source);
   YAML::Node root;
@@ -33,6 +60,7 @@ YAML::Node load_yaml_string(const std::string& text, const std::string& source) 
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", ctx.where(e.mark), e.msg));
   }
   check_no_duplicate_keys(root, ctx);
+  expand_merge_keys(root, ctx);
   return root;
 }
 
@@ -88,6 +116,55 @@ void apply_override(YAML::Node& root, const std::string& assignment, ConfigConte
   }
   cur[keys.back()] = value;
   ctx.add_override(path, flag);
+}
+
+namespace {
+
+std::string one_line(const YAML::Node& n) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << n;
+  return out.c_str();
+}
+
+std::string join_path(const std::string& base, const std::string& key) { return base.empty() ? key : base + "." + key; }
+
+std::optional<YamlDifference> difference_at(const YAML::Node& a, const YAML::Node& b, const std::string& path) {
+  const auto differ = [&] { return YamlDifference{path.empty() ? "(top level)" : path, one_line(a), one_line(b)}; };
+  if (a.Type() != b.Type()) return differ();
+  switch (a.Type()) {
+    case YAML::NodeType::Map: {
+      std::map<std::string, std::pair<std::optional<YAML::Node>, std::optional<YAML::Node>>> keys;
+      for (const auto& kv : a) keys[kv.first.Scalar()].first = kv.second;
+      for (const auto& kv : b) keys[kv.first.Scalar()].second = kv.second;
+      for (const auto& [key, values] : keys) {
+        const std::string at = join_path(path, key);
+        if (!values.first || !values.second)
+          return YamlDifference{at, values.first ? one_line(*values.first) : "(absent)",
+                                values.second ? one_line(*values.second) : "(absent)"};
+        if (auto d = difference_at(*values.first, *values.second, at)) return d;
+      }
+      return std::nullopt;
+    }
+    case YAML::NodeType::Sequence: {
+      if (a.size() != b.size()) return differ();
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (auto d = difference_at(a[i], b[i], fmt::format("{}[{}]", path, i))) return d;
+      return std::nullopt;
+    }
+    case YAML::NodeType::Scalar:
+      if (a.Scalar() == b.Scalar()) return std::nullopt;
+      return differ();
+    default:
+      return std::nullopt;  // both null or both undefined
+  }
+}
+
+}  // namespace
+
+std::optional<YamlDifference> first_difference(const YAML::Node& a, const YAML::Node& b) {
+  return difference_at(a, b, "");
 }
 
 }  // namespace rlzoo

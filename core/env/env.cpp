@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/spaces/space_leaves.h"
+
 namespace rlzoo {
 
 void Info::set_scalar(const char* name, double value) {
@@ -23,7 +25,21 @@ std::optional<double> Info::scalar(std::string_view name) const {
   return std::nullopt;
 }
 
+namespace {
+
+bool has_float_leaf(const Space& s) {
+  if (s.kind() == SpaceKind::Dict) {
+    for (const auto& f : s.fields())
+      if (has_float_leaf(*f.space)) return true;
+    return false;
+  }
+  return s.is_box() && dtype_is_floating(s.dtype());
+}
+
+}  // namespace
+
 Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
+  float_observations_ = has_float_leaf(spec_.observation_space);
   if (spec_.num_agents < 1) throw UserError(fmt::format("env {}: num_agents must be >= 1", spec_.id));
   if (spec_.max_episode_steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0", spec_.id));
   if (spec_.has_action_mask) {
@@ -62,14 +78,19 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   info_.acting_agent = 0;
   elapsed_ = 0;
   episode_return_ = 0.0;
-  do_reset(seed, obs);
+  try {
+    do_reset(seed, obs);
+  } catch (...) {
+    rethrow_naming_env("reset");
+  }
+  if (float_observations_ && !is_wrapper_) check_finite_observation(obs, 0);
   needs_reset_ = false;
   return info_;
 }
 
 StepResult Env::step(ConstBytes action, Bytes obs) {
   if (needs_reset_) [[unlikely]]
-    throw UserError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
+    throw EnvError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
                                 elapsed_ == 0 ? "before reset()" : "after the episode ended"));
   RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size());
   const Space& as = spec_.action_space;
@@ -84,8 +105,20 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
   }
   info_.episode_done = false;
   info_.num_scalars = 0;
-  StepResult r = do_step(action, obs);
+  StepResult r;
+  try {
+    r = do_step(action, obs);
+  } catch (...) {
+    rethrow_naming_env(fmt::format("episode step {}", elapsed_ + 1));
+  }
   ++elapsed_;
+  if (!is_wrapper_) {
+    // What an env returns is checked where it is made (wrappers only pass it on): a NaN or Inf
+    // would otherwise reach a learner's loss and surface far from its cause.
+    if (!std::isfinite(r.reward)) [[unlikely]]
+      throw EnvError(fmt::format("env {}, episode step {}: reward {} is not finite", spec_.id, elapsed_, r.reward));
+    if (float_observations_) check_finite_observation(obs, elapsed_);
+  }
   if (spec_.max_episode_steps > 0 && elapsed_ >= spec_.max_episode_steps) r.truncated = true;
   if (!is_wrapper_) {
     if (spec_.num_agents == 1) agent_rewards_[0] = r.reward;
@@ -151,8 +184,32 @@ std::string format_action(ConstBytes action, const Space& as) {
 }
 }  // namespace
 
+void Env::check_finite_observation(ConstBytes obs, std::int64_t step) const {
+  if (all_finite(spec_.observation_space, obs)) [[likely]]
+    return;
+  std::string element;
+  if (spec_.observation_space.is_box())
+    if (const auto i = first_non_finite(spec_.observation_space, obs)) element = fmt::format(" {}", *i);
+  throw EnvError(fmt::format("env {}, {}: observation element{} is not finite", spec_.id,
+                             step == 0 ? std::string("reset") : fmt::format("episode step {}", step), element));
+}
+
+void Env::rethrow_naming_env(const std::string& when) const {
+  try {
+    throw;
+  } catch (const EnvError&) {
+    throw;  // already names its env (an inner env's, seen through a wrapper)
+  } catch (const EnvFailure&) {
+    throw;
+  } catch (const UserError& e) {
+    throw EnvError(fmt::format("env {}, {}: {}", spec_.id, when, e.what()));
+  } catch (const std::exception& e) {
+    throw EnvFailure(fmt::format("env {}, {}: {}", spec_.id, when, e.what()));
+  }
+}
+
 void Env::throw_bad_action(ConstBytes action, const std::string& why) const {
-  throw UserError(fmt::format("env {}: invalid action {} for action space {}: {}", spec_.id,
+  throw EnvError(fmt::format("env {}: invalid action {} for action space {}: {}", spec_.id,
                               format_action(action, spec_.action_space), spec_.action_space.describe(), why));
 }
 

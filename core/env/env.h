@@ -29,12 +29,14 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/common/bytes.h"
+#include "core/common/error.h"
 #include "core/common/rng.h"
 #include "core/spaces/space.h"
 
@@ -91,6 +93,23 @@ struct CandidateView {
   const float* features = nullptr;   // [count, feature_dim], row-major
 };
 
+// An error raised inside an env, with the env and the moment named: "env CartPole-v1, episode
+// step 17: <the env's message>". Env::reset/step wrap what do_reset/do_step throw (a UserError
+// becomes an EnvError, any other std::exception an EnvFailure), so a failing env in a vector
+// env, an actor thread or a training loop is always identified. Errors that already name the
+// env (bad actions, step after the end, an inner env's error seen through a wrapper) pass
+// through unchanged.
+class EnvError : public UserError {
+ public:
+  using UserError::UserError;
+};
+// An env's failure that was not a UserError (a bug in the env, std::bad_alloc, ...): stays an
+// internal error for the CLI (exit 3), with the same prefix.
+class EnvFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Env {
  public:
   virtual ~Env();
@@ -105,8 +124,9 @@ class Env {
   // Starts an episode and writes its first observation into obs.
   const Info& reset(std::optional<std::uint64_t> seed, Bytes obs);
   // Applies one action (layout of action_space()) and writes the next observation into obs.
-  // Throws UserError for a malformed or illegal action, or when the episode has ended and
-  // reset() was not called.
+  // Throws EnvError (a UserError) for a malformed or illegal action, or when the episode has
+  // ended and reset() was not called; what the env itself throws arrives as EnvError or
+  // EnvFailure naming the env and the episode step (see EnvError).
   StepResult step(ConstBytes action, Bytes obs);
   // Conveniences for the common cases.
   StepResult step(std::int64_t discrete_action, Bytes obs) { return step(bytes_of(discrete_action), obs); }
@@ -162,6 +182,12 @@ class Env {
 
  private:
   [[noreturn]] void throw_bad_action(ConstBytes action, const std::string& why) const;
+  // Inside a catch block: rethrows the current exception as EnvError/EnvFailure prefixed with
+  // this env's id and `when` (see EnvError).
+  [[noreturn]] void rethrow_naming_env(const std::string& when) const;
+  // Throws EnvError naming the element when a float of `obs` is NaN or Inf after reset (step 0)
+  // or episode step `step`.
+  void check_finite_observation(ConstBytes obs, std::int64_t step) const;
 
   EnvSpec spec_;
   Rng rng_;
@@ -176,6 +202,7 @@ class Env {
   const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
   bool is_wrapper_ = false;
   bool strict_actions_ = false;
+  bool float_observations_ = false;  // the observation space has a float leaf: checked for NaN/Inf
   bool needs_reset_ = true;
   std::int64_t elapsed_ = 0;
   double episode_return_ = 0.0;

@@ -146,6 +146,10 @@ std::vector<std::string> optimizer_problems(const torch::optim::Optimizer& optim
 }  // namespace
 
 std::string save_module(const torch::nn::Module& module) {
+  // A diverged model is not worth keeping: saving it would replace the last good checkpoint.
+  for (const auto& p : module.named_parameters(/*recurse=*/true))
+    if (!torch::isfinite(p.value()).all().item<bool>())
+      throw UserError(fmt::format("the parameter '{}' of {} holds NaN or Inf (training diverged)", p.key(), module.name()));
   torch::serialize::OutputArchive archive;
   module.save(archive);
   return to_bytes(archive);

@@ -27,6 +27,7 @@ namespace rlzoo {
 using TensorMap = std::map<std::string, torch::Tensor>;
 
 // ---- modules: every registered parameter and buffer, recursively (torch::save semantics) ----
+// Throws UserError naming the parameter when one holds NaN or Inf (a diverged model is not saved).
 std::string save_module(const torch::nn::Module& module);
 // Checks first that the blob holds exactly the module's parameters, buffers and submodules
 // with the same shapes and dtypes; on any mismatch throws UserError listing them and leaves

@@ -65,16 +65,22 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
     const auto k = static_cast<std::size_t>(i);
     Env& env = *envs_[k];
     const Bytes row(obs + k * ob, ob);
-    const StepResult r = env.step(ConstBytes(act + k * ab, ab), row);
-    rewards_[k] = r.reward;
-    terminated_[k] = r.terminated;
-    truncated_[k] = r.truncated;
-    if (r.terminated || r.truncated) [[unlikely]] {
-      std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
-      const Info& info = env.info();
-      episode_returns_[k] = info.episode_return;
-      episode_lengths_[k] = info.episode_length;
-      env.reset(std::nullopt, row);
+    try {
+      const StepResult r = env.step(ConstBytes(act + k * ab, ab), row);
+      rewards_[k] = r.reward;
+      terminated_[k] = r.terminated;
+      truncated_[k] = r.truncated;
+      if (r.terminated || r.truncated) [[unlikely]] {
+        std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
+        const Info& info = env.info();
+        episode_returns_[k] = info.episode_return;
+        episode_lengths_[k] = info.episode_length;
+        env.reset(std::nullopt, row);
+      }
+    } catch (const EnvError& e) {
+      throw EnvError(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
+    } catch (const EnvFailure& e) {
+      throw EnvFailure(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
     }
     if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
   }

@@ -8,6 +8,7 @@
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
+#include "core/checkpoint/manager.h"
 #include "core/common/error.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
@@ -16,7 +17,9 @@
 namespace rlzoo {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+namespace fs = std::filesystem;
 
 class Ppo : public ::testing::Test {
  protected:
@@ -95,6 +98,41 @@ TEST_F(Ppo, LoadingACorruptedAgentNamesTheFile) {
   }
   EXPECT_THAT(error_of([&] { load_agent(dir); }), HasSubstr("policy.pt"));
   EXPECT_THAT(error_of([&] { load_agent(dir + "-missing"); }), HasSubstr("no such agent or run directory"));
+}
+
+// A run whose every checkpoint is damaged says so, naming each, instead of "not an agent"; a
+// saved state without a field this version needs is a named error, not an internal one; an
+// override that changes the network's shape names the tensor and both shapes.
+TEST_F(Ppo, UnloadableCheckpointsAreExplained) {
+  auto agent = make_agent("ppo", "CartPole-v1", {"hyperparams.policy.hidden=[8]"});
+  const std::string run = test::make_temp_dir("rlzoo-ppo-unloadable");
+  CheckpointManager m(run + "/checkpoints", 3);
+  m.save(100, agent->checkpoint());
+  m.save(200, agent->checkpoint());
+  EXPECT_THAT(error_of([&] { load_agent(run, {"hyperparams.policy.hidden=[16]"}); }),
+              AllOf(HasSubstr("policy.pt"), HasSubstr("[16, 4]"), HasSubstr("[8, 4]")));
+  for (std::int64_t step : {100, 200}) fs::resize_file(m.dir_for(step) / "policy.pt", 10);
+  EXPECT_THAT(error_of([&] { load_agent(run); }),
+              AllOf(HasSubstr("no checkpoint in"), HasSubstr("ckpt_000000000200"), HasSubstr("ckpt_000000000100"),
+                    HasSubstr("truncated")));
+
+  CheckpointWriter w = agent->checkpoint();
+  CheckpointWriter without_counter(w.metadata());
+  const std::string dir = run + "/agent";
+  w.commit(dir);
+  const CheckpointReader r = CheckpointReader::open(dir);
+  for (const auto& name : r.names()) {
+    if (name == "state.json") {
+      nlohmann::json state = r.read_json(name);
+      state.erase("n_updates");
+      without_counter.add_json(name, state);
+    } else {
+      without_counter.add(name, r.read(name));
+    }
+  }
+  without_counter.commit(dir);
+  EXPECT_THAT(error_of([&] { load_agent(dir); }),
+              AllOf(HasSubstr("cannot restore the ppo agent"), HasSubstr("n_updates")));
 }
 
 }  // namespace

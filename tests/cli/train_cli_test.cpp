@@ -48,6 +48,69 @@ TEST(TrainCli, TrainEvalEnjoyResumeWriteTheRunDirectory) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void spit(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// Replaces the first `from` in the file by `to`; the test fails when there is none.
+void edit(const fs::path& p, const std::string& from, const std::string& to) {
+  std::string text = slurp(p);
+  const auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " not in " << p;
+  spit(p, text.replace(at, from.size(), to));
+}
+
+// A run directory that was interrupted at step 2048 of 4096 (its later checkpoints and final
+// agent removed), so that `train --resume` has work to do.
+std::string interrupted_run() {
+  const std::string run = test::make_temp_dir("rlzoo-resume-cli") + "/run";
+  const auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=4096 --set checkpoint.every=1024 --set checkpoint.keep=5 "
+                       "--seed 2 -q --run-dir " + run);
+  EXPECT_EQ(r.status, 0) << r.err;
+  fs::remove_all(fs::path(run) / "final");
+  fs::remove_all(fs::path(run) / "checkpoints" / "ckpt_000000003072");
+  fs::remove_all(fs::path(run) / "checkpoints" / "ckpt_000000004096");
+  spit(fs::path(run) / "checkpoints" / "latest", "ckpt_000000002048\n");
+  return run;
+}
+
+TEST(TrainCli, ResumeRefusesAnIncompatibleCheckpointNamingTheField) {
+  const std::string run = interrupted_run();
+  const fs::path manifest = fs::path(run) / "checkpoints" / "ckpt_000000002048" / "manifest.json";
+  const std::string manifest_text = slurp(manifest), preset_text = slurp(fs::path(run) / "preset.yaml");
+
+  // Written by an rlzoo of another minor version (0.x: formats may change between them).
+  edit(manifest, "\"rlzoo_version\": \"", "\"rlzoo_version\": \"0.99.");
+  auto r = rlzoo("train --resume " + run + " -q");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("field rlzoo_version differs: the checkpoint was written by rlzoo 0.99."));
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  spit(manifest, manifest_text);
+
+  // The run's config and its checkpoint's differ (edited, or a checkpoint copied from another run).
+  edit(fs::path(run) / "preset.yaml", "learning_rate: ", "learning_rate: 0.5");
+  r = rlzoo("train --resume " + run + " -q");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("field hyperparams.learning_rate differs: 0.5"));
+  spit(fs::path(run) / "preset.yaml", preset_text);
+
+  // A resumed run keeps its config: no --set.
+  r = rlzoo("train --resume " + run + " --set n_timesteps=8192 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("it takes no preset, algorithm, env or --set"));
+
+  // Nothing of that changed the run: it resumes and finishes.
+  r = rlzoo("train --resume " + run + " -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(fs::path(run) / "final" / "manifest.json"));
+  EXPECT_TRUE(fs::exists(fs::path(run) / "checkpoints" / "ckpt_000000004096"));
+}
+
 TEST(TrainCli, BadInputIsOneClearLine) {
   auto r = rlzoo("train dqn Pendulum-v1 -q --run-dir /tmp/never-created-rlzoo-run");
   EXPECT_EQ(r.status, 2);

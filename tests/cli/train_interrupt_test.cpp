@@ -6,6 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -49,6 +51,38 @@ TEST(TrainInterrupt, SigtermStopsTheActorRuntimeWithACheckpoint) { interrupt_run
 
 TEST(TrainInterrupt, SigintStopsTheSynchronousLoopWithACheckpoint) {
   interrupt_run({"n_timesteps=5000000", "runtime.actors=0"}, SIGINT);
+}
+
+// `rlzoo train` SIGKILLed at random moments while it checkpoints every 256 steps, then resumed,
+// five times: after every kill the run's latest checkpoint loads, and the run goes on from it.
+TEST(TrainInterrupt, SigkillWhileCheckpointingAlwaysLeavesAResumableRun) {
+  const std::string run = test::make_temp_dir("rlzoo-sigkill") + "/run";
+  const fs::path latest = fs::path(run) / "checkpoints" / "latest";
+  std::mt19937 rng(7);
+  std::string previous;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::string> args{test::cli_path(), "train", "-q"};
+    if (round == 0) {
+      for (const char* a : {"ppo", "CartPole-v1", "--run-dir", run.c_str(), "--set", "n_timesteps=10000000", "--set",
+                            "checkpoint.every=256", "--set", "hyperparams.n_steps=64", "--set", "hyperparams.n_envs=4"})
+        args.emplace_back(a);
+    } else {
+      args.insert(args.end(), {"--resume", run});
+    }
+    test::ChildProcess child(args, test::source_dir(), run + "-" + std::to_string(round) + ".log");
+    // A new checkpoint was written in this round: saving is going on; kill within 0-200 ms.
+    const auto read_latest = [&] {
+      std::ifstream in(latest);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    ASSERT_TRUE(test::wait_until([&] { return fs::exists(latest) && read_latest() != previous; }, 60s))
+        << "round " << round << ": no new checkpoint";
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 200)(rng)));
+    child.kill_now();
+    previous = read_latest();
+    const auto r = test::run_command("'" + test::cli_path() + "' eval " + run + " --episodes 1");
+    ASSERT_EQ(r.status, 0) << "round " << round << ": the latest checkpoint does not load: " << r.err;
+  }
 }
 
 }  // namespace

@@ -196,15 +196,37 @@ TEST_F(CheckpointTest, CrashBeforeRenameLeavesNothingNew) {
 
 TEST_F(CheckpointTest, CrashWhileReplacingKeepsThePreviousCheckpoint) {
   sample_writer("old").commit(dir_);
-  for (CommitStage stage : {CommitStage::kFilesWritten, CommitStage::kBeforeRename, CommitStage::kOldMovedAside}) {
-    CheckpointWriter w = sample_writer("new");
-    w.set_fault_hook([stage](CommitStage s) {
-      if (s == stage) throw std::runtime_error("simulated crash");
-    });
-    EXPECT_THROW(w.commit(dir_), std::runtime_error);
-    EXPECT_EQ(CheckpointReader::open(dir_).read("model.pt"), "old");
-    EXPECT_THAT(hidden_entries(root_), IsEmpty());
+  // With the atomic exchange (the default) and with the two-rename fallback.
+  for (bool exchange : {true, false}) {
+    for (CommitStage stage : {CommitStage::kFilesWritten, CommitStage::kBeforeRename, CommitStage::kOldMovedAside}) {
+      if (exchange && stage == CommitStage::kOldMovedAside) continue;  // no such moment
+      CheckpointWriter w = sample_writer("new");
+      w.use_rename_exchange(exchange);
+      w.set_fault_hook([stage](CommitStage s) {
+        if (s == stage) throw std::runtime_error("simulated crash");
+      });
+      EXPECT_THROW(w.commit(dir_), std::runtime_error);
+      EXPECT_EQ(CheckpointReader::open(dir_).read("model.pt"), "old");
+      EXPECT_THAT(hidden_entries(root_), IsEmpty());
+    }
   }
+}
+
+TEST_F(CheckpointTest, ReplacingExchangesAtomicallyWithoutAMomentAside) {
+  sample_writer("old").commit(dir_);
+  std::vector<CommitStage> seen;
+  CheckpointWriter w = sample_writer("new");
+  w.set_fault_hook([&](CommitStage s) { seen.push_back(s); });
+  w.commit(dir_);
+  EXPECT_THAT(seen, ElementsAre(CommitStage::kFilesWritten, CommitStage::kBeforeRename));
+  EXPECT_EQ(CheckpointReader::open(dir_).read("model.pt"), "new");
+  EXPECT_THAT(hidden_entries(root_), IsEmpty());
+  // The fallback passes through the moment without final_dir.
+  seen.clear();
+  w.use_rename_exchange(false);
+  w.commit(dir_);
+  EXPECT_THAT(seen, ElementsAre(CommitStage::kFilesWritten, CommitStage::kBeforeRename, CommitStage::kOldMovedAside));
+  EXPECT_EQ(CheckpointReader::open(dir_).read("model.pt"), "new");
 }
 
 // ---- CheckpointManager ----

@@ -188,6 +188,49 @@ TEST(Config, OverridesApplyAndAreValidated) {
   EXPECT_THAT(error_of("env: X\n", {"env.x=1"}), HasSubstr("'env' is not a mapping"));
 }
 
+TEST(Config, FirstDifferenceNamesTheKeyPathAndBothValues) {
+  const YAML::Node a = YAML::Load("algo: ppo\nhyperparams: {gamma: 0.99, policy: {hidden: [64, 64]}}\nseed: 1\n");
+  EXPECT_FALSE(first_difference(a, YAML::Load("seed: 1\nalgo: ppo\nhyperparams: {policy: {hidden: [64, 64]}, gamma: 0.99}")));
+  auto d = first_difference(a, YAML::Load("algo: ppo\nhyperparams: {gamma: 0.99, policy: {hidden: [64, 32]}}\nseed: 1\n"));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->path, "hyperparams.policy.hidden[1]");
+  EXPECT_EQ(d->a, "64");
+  EXPECT_EQ(d->b, "32");
+  d = first_difference(a, YAML::Load("algo: ppo\nhyperparams: {gamma: 0.99, policy: {hidden: [64]}}\nseed: 1\n"));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->path, "hyperparams.policy.hidden");
+  EXPECT_EQ(d->a, "[64, 64]");
+  d = first_difference(a, YAML::Load("algo: ppo\nhyperparams: {gamma: 0.99, policy: {hidden: [64, 64]}}\n"));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->path, "seed");
+  EXPECT_EQ(d->b, "(absent)");
+  d = first_difference(a, YAML::Load("[1, 2]"));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->path, "(top level)");
+}
+
+TEST(Config, AnchorsAliasesAndMergeKeysWork) {
+  const YAML::Node root = load_yaml_string(
+      "defaults: &d {gamma: 0.9, n_steps: 64, policy: {hidden: [8]}}\n"
+      "small: &s {n_steps: 16}\n"
+      "ppo: {<<: [*s, *d], gamma: 0.5}\n"
+      "same: *d\n",
+      "merge.yaml");
+  const YAML::Node ppo = root["ppo"];
+  EXPECT_FALSE(ppo["<<"]);
+  EXPECT_EQ(ppo["gamma"].as<double>(), 0.5);       // its own key wins
+  EXPECT_EQ(ppo["n_steps"].as<int>(), 16);         // the first merged mapping wins
+  EXPECT_EQ(ppo["policy"]["hidden"][0].as<int>(), 8);
+  EXPECT_EQ(root["same"]["n_steps"].as<int>(), 64);  // a plain alias
+  // A merged key is a copy: changing it leaves the anchor alone.
+  YAML::Node r = root;
+  ConfigContext ctx("merge.yaml");
+  apply_override(r, "ppo.policy.hidden=[32]", ctx);
+  EXPECT_EQ(root["defaults"]["policy"]["hidden"][0].as<int>(), 8);
+  EXPECT_THAT(test::error_of([] { load_yaml_string("a: {<<: 3}\n", "bad.yaml"); }),
+              HasSubstr("key 'a.<<': a merge key needs a mapping"));
+}
+
 TEST(Config, ResolvedConfigRoundTrips) {
   TrainConfig c;
   c.env = "Pendulum-v1";

@@ -2,7 +2,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <stdexcept>
+
 #include "core/vector/vector_env.h"
+#include "core/wrappers/wrappers.h"
 #include "tests/core/test_envs.h"
 
 namespace rlzoo {
@@ -82,6 +86,80 @@ TEST(VectorEnv, EnvErrorInAWorkerThreadReachesTheCaller) {
     FAIL();
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("invalid action 5"));
+  }
+}
+
+// A WalkEnv that throws from do_step at episode step `at` (a UserError or, with
+// `user_error` false, a plain runtime_error as a buggy env would), or from do_reset.
+class FailingWalkEnv : public test::WalkEnv {
+ public:
+  FailingWalkEnv(std::int64_t at, bool user_error, bool in_reset = false)
+      : at_(at), user_error_(user_error), in_reset_(in_reset) {}
+
+ protected:
+  void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override {
+    if (in_reset_) throw std::runtime_error("the simulator did not start");
+    steps_ = 0;
+    WalkEnv::do_reset(seed, obs);
+  }
+  StepResult do_step(ConstBytes action, Bytes obs) override {
+    if (++steps_ == at_) {
+      if (user_error_) throw UserError("boom: the model file went away");
+      throw std::runtime_error("boom: index out of range");
+    }
+    return {0.0, false, false};  // never ends on its own
+  }
+
+ private:
+  std::int64_t at_;
+  bool user_error_, in_reset_;
+  std::int64_t steps_ = 0;
+};
+
+TEST(VectorEnv, AnEnvThatThrowsIsNamedWithItsStepAndIndex) {
+  for (bool user_error : {true, false}) {
+    std::vector<std::unique_ptr<Env>> envs = walk_envs(4, 100);
+    envs[3] = std::make_unique<FailingWalkEnv>(5, user_error);  // in the second thread's slice
+    ThreadedVectorEnv venv(std::move(envs), 2);
+    venv.reset(0);
+    std::vector<std::int64_t> actions(4, 1);
+    std::string message;
+    for (int i = 0; i < 4; ++i) venv.step(std::span<const std::int64_t>(actions));
+    try {
+      venv.step(std::span<const std::int64_t>(actions));
+    } catch (const EnvError& e) {
+      EXPECT_TRUE(user_error) << "a plain runtime_error must not become a UserError";
+      message = e.what();
+    } catch (const EnvFailure& e) {
+      EXPECT_FALSE(user_error);
+      message = e.what();
+    }
+    EXPECT_THAT(message, ::testing::AllOf(::testing::HasSubstr("env Walk-v0, episode step 5: boom"),
+                                          ::testing::HasSubstr("vector env index 3 of 4")))
+        << message;
+  }
+}
+
+TEST(VectorEnv, AnEnvThatThrowsInResetOrThroughAWrapperIsNamedOnce) {
+  std::vector<std::unique_ptr<Env>> envs;
+  envs.push_back(std::make_unique<FailingWalkEnv>(1, false, /*in_reset=*/true));
+  SyncVectorEnv venv(std::move(envs));
+  try {
+    venv.reset(0);
+    FAIL() << "no error";
+  } catch (const EnvFailure& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("env Walk-v0, reset: the simulator did not start"));
+  }
+  // Through a wrapper: the inner env's error passes through, named once.
+  TimeLimit wrapped(std::make_unique<FailingWalkEnv>(2, true), 10);
+  std::array<std::byte, 4> obs{};
+  wrapped.reset(1, obs);
+  wrapped.step(1, obs);
+  try {
+    wrapped.step(1, obs);
+    FAIL() << "no error";
+  } catch (const EnvError& e) {
+    EXPECT_EQ(std::string(e.what()), "env Walk-v0, episode step 2: boom: the model file went away");
   }
 }
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "core/wrappers/wrappers.h"
 #include "tests/core/test_envs.h"
 #include "tests/support/test_paths.h"
@@ -71,6 +73,36 @@ TEST(Wrappers, RescaleActionMapsLinearly) {
   env.step(std::span<const float>(a), o);
   EXPECT_FLOAT_EQ(obs[0], -1.0f);
   EXPECT_FLOAT_EQ(obs[1], 0.5f);
+}
+
+// A feature that never varies (variance 0) stays finite thanks to epsilon > 0; an epsilon <= 0
+// is refused where the wrapper is made.
+TEST(Wrappers, NormalizationOfAConstantFeatureStaysFiniteAndEpsilonMustBePositive) {
+  NormalizeObservation env(std::make_unique<test::EchoEnv>());
+  float obs[2];
+  Bytes o = writable_bytes_of(std::span<float>(obs));
+  env.reset(0, o);
+  const float same[2] = {0.25f, 0.25f};
+  for (int i = 0; i < 1000; ++i) {
+    env.step(std::span<const float>(same, 2), o);
+    ASSERT_TRUE(std::isfinite(obs[0]) && std::isfinite(obs[1])) << "step " << i;
+    if (env.needs_reset()) env.reset(std::nullopt, o);
+  }
+  EXPECT_LT(std::fabs(obs[0]), 1.0f);  // near the mean: it normalises to a small value
+  // Statistics with a variance of exactly 0 (a feature that never changed): still finite.
+  nlohmann::json state = env.save_state();
+  state["obs_rms"]["var"] = std::vector<double>{0.0, 0.0};
+  state["obs_rms"]["mean"] = std::vector<double>{0.25, 0.0};
+  env.load_state(state);
+  env.set_update(false);
+  if (env.needs_reset()) env.reset(std::nullopt, o);
+  env.step(std::span<const float>(same, 2), o);
+  EXPECT_EQ(obs[0], 0.0f);
+  EXPECT_TRUE(std::isfinite(obs[1]));
+  EXPECT_THAT(test::error_of([] { NormalizeObservation(std::make_unique<test::EchoEnv>(), 0.0); }),
+              ::testing::HasSubstr("epsilon"));
+  EXPECT_THAT(test::error_of([] { NormalizeReward(std::make_unique<test::EchoEnv>(), 0.99, -1.0); }),
+              ::testing::HasSubstr("epsilon"));
 }
 
 TEST(Wrappers, NormalizeObservationMatchesRunningStatistics) {

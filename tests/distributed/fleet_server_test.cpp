@@ -116,7 +116,9 @@ TEST(FleetServer, RefusesAndCountsEachKindOfBadMessageAndUsesOnlyGoodOnes) {
   EXPECT_NE(reply.reason().find("rewards: value 0 is inf"), std::string::npos) << reply.reason();
   bad = good_upload(1);
   bad.mutable_obs()->mutable_data()->append(8000, 'x');  // over the 4096-byte limit
-  EXPECT_NE(f.upload(bad).reason().find("over the limit of 4096"), std::string::npos);
+  const std::string oversized = f.upload(bad).reason();
+  EXPECT_NE(oversized.find("over the limit of 4096"), std::string::npos) << oversized;
+  EXPECT_NE(oversized.find("--max-message-mb raises it"), std::string::npos) << oversized;
   // On-policy: a trajectory made with older parameters than the newest is not used.
   EXPECT_FALSE(f.upload(good_upload(0)).accepted());
   // A good one is used, and is the round.
@@ -136,6 +138,36 @@ TEST(FleetServer, RefusesAndCountsEachKindOfBadMessageAndUsesOnlyGoodOnes) {
   EXPECT_EQ(s.stale, 1u);
   EXPECT_EQ(s.accepted, 1u);
   EXPECT_EQ(s.used, 1u);
+}
+
+// An actor retries an upload whose reply it did not get (UNAVAILABLE, a deadline): the learner
+// already has it, so the copy is acknowledged and ignored, never used twice.
+TEST(FleetServer, AnUploadRetriedAfterALostReplyIsUsedOnce) {
+  Fixture f;
+  fleet::RegisterReply reg;
+  ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  f.learner_run = reg.learner_run();
+  fleet::TrajectoryUpload first = good_upload(1);
+  first.set_sequence(0);
+  ASSERT_TRUE(f.upload(first).accepted());
+  const auto retry = f.upload(first);
+  EXPECT_TRUE(retry.accepted());
+  EXPECT_NE(retry.reason().find("duplicate"), std::string::npos) << retry.reason();
+  fleet::TrajectoryUpload second = good_upload(1);
+  second.set_sequence(1);
+  second.mutable_rewards()->set_data(std::string(6 * sizeof(double), '\0'));
+  ASSERT_TRUE(f.upload(second).accepted());
+  // Two rounds: the first trajectory once, then the second.
+  const auto a = f.source->next_round();
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->rewards, std::vector<double>(6, 1.0));
+  const auto b = f.source->next_round();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->rewards, std::vector<double>(6, 0.0));
+  const FleetStats s = f.fleet->stats();
+  EXPECT_EQ(s.duplicates, 1u);
+  EXPECT_EQ(s.accepted, 2u);
+  EXPECT_EQ(s.used, 2u);
 }
 
 TEST(FleetServer, CallsWithoutTheTokenAreRefused) {
