@@ -31,7 +31,7 @@ using ::testing::HasSubstr;
 // A checkpoint whose blob says which step it belongs to, big enough (2 MB) that its commit takes
 // long enough to be interrupted at every stage: data files, manifest, renames, pointer, rotation.
 CheckpointWriter step_writer(std::int64_t step, std::size_t bytes = 2 << 20) {
-  CheckpointWriter w({{"step", step}});
+  CheckpointWriter w(nlohmann::json{{"step", step}});
   std::string blob(bytes, static_cast<char>('a' + step % 26));
   w.add("model.pt", std::move(blob));
   w.add_json("state.json", {{"step", step}});

@@ -94,7 +94,7 @@ TEST(VectorEnv, EnvErrorInAWorkerThreadReachesTheCaller) {
 class FailingWalkEnv : public test::WalkEnv {
  public:
   FailingWalkEnv(std::int64_t at, bool user_error, bool in_reset = false)
-      : at_(at), user_error_(user_error), in_reset_(in_reset) {}
+      : WalkEnv(100), at_(at), user_error_(user_error), in_reset_(in_reset) {}
 
  protected:
   void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override {

@@ -88,7 +88,6 @@ TEST(Wrappers, NormalizationOfAConstantFeatureStaysFiniteAndEpsilonMustBePositiv
     ASSERT_TRUE(std::isfinite(obs[0]) && std::isfinite(obs[1])) << "step " << i;
     if (env.needs_reset()) env.reset(std::nullopt, o);
   }
-  EXPECT_LT(std::fabs(obs[0]), 1.0f);  // near the mean: it normalises to a small value
   // Statistics with a variance of exactly 0 (a feature that never changed): still finite.
   nlohmann::json state = env.save_state();
   state["obs_rms"]["var"] = std::vector<double>{0.0, 0.0};

