@@ -52,25 +52,38 @@ CheckpointWriter step_writer(std::int64_t step, std::size_t bytes = 2 << 20) {
   }
 }
 
+// A forked child that runs `child(write_fd)` (which must not return: it ends with _exit or is
+// killed); the parent gets its pid and the read end of the pipe. pid -1 when fork or pipe failed.
+struct Child {
+  pid_t pid = -1;
+  int read_fd = -1;
+};
+template <class F>
+Child fork_with_pipe(F&& child) {
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1]);
+    _exit(4);
+  }
+  close(fds[1]);
+  return {pid, fds[0]};
+}
+
 TEST(CheckpointFaults, FiftySigkillsDuringSavesAlwaysLeaveALoadableLatestCheckpoint) {
   const fs::path root = fs::path(test::make_temp_dir("rlzoo-ckpt-kill")) / "checkpoints";
   std::mt19937 rng(20261123);
   std::int64_t next_step = 1, saved_before = 0;
   for (int round = 0; round < 50; ++round) {
-    int pipe_fds[2];
-    ASSERT_EQ(pipe(pipe_fds), 0);
-    const pid_t pid = fork();
+    const auto [pid, read_fd] = fork_with_pipe([&](int fd) { save_forever(root, next_step, fd); });
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(pipe_fds[0]);
-      save_forever(root, next_step, pipe_fds[1]);
-    }
-    close(pipe_fds[1]);
     // Wait until the child has begun a save (1 to 3 of them), then kill it a random 0 to 30 ms
     // later: inside a commit, between two, or in the pointer update or rotation.
     const int begun = std::uniform_int_distribution<int>(1, 3)(rng);
     std::int64_t step = 0;
-    for (int i = 0; i < begun; ++i) ASSERT_EQ(read(pipe_fds[0], &step, sizeof step), static_cast<ssize_t>(sizeof step));
+    for (int i = 0; i < begun; ++i) ASSERT_EQ(read(read_fd, &step, sizeof step), static_cast<ssize_t>(sizeof step));
     std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, 30'000)(rng)));
     kill(pid, SIGKILL);
     int status = 0;
@@ -78,9 +91,9 @@ TEST(CheckpointFaults, FiftySigkillsDuringSavesAlwaysLeaveALoadableLatestCheckpo
     ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the child stopped on its own (status " << status << ")";
     // Steps the child announced after the ones read above are not known here; it reached at
     // least `step`, so the next child continues after it.
-    while (read(pipe_fds[0], &step, sizeof step) == static_cast<ssize_t>(sizeof step)) {
+    while (read(read_fd, &step, sizeof step) == static_cast<ssize_t>(sizeof step)) {
     }
-    close(pipe_fds[0]);
+    close(read_fd);
     next_step = step + 1;
 
     const LatestCheckpoint latest = CheckpointManager(root, 2).latest();
@@ -110,12 +123,7 @@ TEST(CheckpointFaults, AWriteTheOsRefusesKeepsThePreviousCheckpointAndNamesThePa
   // In a child (the limit is per process): files may grow to 64 KiB, so writing a 1 MB blob
   // fails part-way with EFBIG, as a full disk fails with ENOSPC. SIGXFSZ is ignored so that
   // write(2) returns the error instead of killing the process.
-  int pipe_fds[2];
-  ASSERT_EQ(pipe(pipe_fds), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(pipe_fds[0]);
+  const auto [pid, read_fd] = fork_with_pipe([&](int fd) {
     signal(SIGXFSZ, SIG_IGN);
     const rlimit limit{64 << 10, 64 << 10};
     if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
@@ -127,14 +135,14 @@ TEST(CheckpointFaults, AWriteTheOsRefusesKeepsThePreviousCheckpointAndNamesThePa
     } catch (...) {
       message = "<not a UserError>";
     }
-    (void)!write(pipe_fds[1], message.data(), message.size());
+    (void)!write(fd, message.data(), message.size());
     _exit(0);
-  }
-  close(pipe_fds[1]);
+  });
+  ASSERT_GE(pid, 0);
   std::string message;
   char buf[512];
-  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) message.append(buf, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
+  for (ssize_t n; (n = read(read_fd, buf, sizeof buf)) > 0;) message.append(buf, static_cast<std::size_t>(n));
+  close(read_fd);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
