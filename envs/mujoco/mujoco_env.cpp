@@ -68,6 +68,7 @@ void MujocoEnv::set_state(std::span<const double> qpos, std::span<const double> 
   std::copy(qpos.begin(), qpos.end(), data_->qpos);
   std::copy(qvel.begin(), qvel.end(), data_->qvel);
   mj_forward(model(), data_);
+  origin_.valid = false;
 }
 
 std::vector<double> MujocoEnv::get_state() const {
@@ -86,13 +87,24 @@ void MujocoEnv::set_state(std::span<const double> state, Bytes obs) {
 
 void MujocoEnv::simulate(std::span<const float> action) {
   for (int i = 0; i < model()->nu; ++i) data_->ctrl[i] = static_cast<double>(action[static_cast<std::size_t>(i)]);
-  for (int k = 0; k < frame_skip_; ++k) mj_step(model(), data_);
+  for (int k = 0; k < frame_skip_; ++k) {
+    if (k == frame_skip_ - 1) {
+      origin_.valid = true;
+      origin_.time = data_->time;
+      origin_.qpos.assign(data_->qpos, data_->qpos + nq());
+      origin_.qvel.assign(data_->qvel, data_->qvel + nv());
+      origin_.act.assign(data_->act, data_->act + model()->na);
+      origin_.qacc_warmstart.assign(data_->qacc_warmstart, data_->qacc_warmstart + nv());
+    }
+    mj_step(model(), data_);
+  }
   // As Gymnasium: cacc, cfrc_int and cfrc_ext for the observation and contact costs.
   mj_rnePostConstraint(model(), data_);
 }
 
 void MujocoEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {
   mj_resetData(model(), data_);
+  origin_.valid = false;
   reset_model(rng());
   write_observation(obs);
 }
@@ -104,22 +116,66 @@ nlohmann::json MujocoEnv::do_save_state() const {
   j["act"] = std::vector<double>(data_->act, data_->act + model()->na);
   j["ctrl"] = std::vector<double>(data_->ctrl, data_->ctrl + model()->nu);
   j["time"] = data_->time;
+  // The constraint solver starts from the previous step's accelerations: without them a model
+  // with contacts does not continue bit for bit after a load.
+  j["qacc_warmstart"] = std::vector<double>(data_->qacc_warmstart, data_->qacc_warmstart + nv());
+  if (origin_.valid)
+    j["step_origin"] = {{"time", origin_.time},
+                        {"qpos", origin_.qpos},
+                        {"qvel", origin_.qvel},
+                        {"act", origin_.act},
+                        {"qacc_warmstart", origin_.qacc_warmstart}};
   return j;
 }
 
+namespace {
+// A saved array of the size the model needs; UserError naming the field otherwise.
+std::vector<double> saved_array(const nlohmann::json& state, const char* field, int size, const std::string& env) {
+  auto v = state.at(field).get<std::vector<double>>();
+  if (v.size() != static_cast<std::size_t>(size))
+    throw UserError(fmt::format("{}: saved state does not fit the model: {} has {} values, the model needs {}", env,
+                                field, v.size(), size));
+  return v;
+}
+}  // namespace
+
 void MujocoEnv::do_load_state(const nlohmann::json& state, Bytes obs) {
-  const auto qpos = state.at("qpos").get<std::vector<double>>();
-  const auto qvel = state.at("qvel").get<std::vector<double>>();
-  const auto act = state.at("act").get<std::vector<double>>();
-  const auto ctrl = state.at("ctrl").get<std::vector<double>>();
-  if (act.size() != static_cast<std::size_t>(model()->na) || ctrl.size() != static_cast<std::size_t>(model()->nu))
-    throw UserError(fmt::format("{}: saved state does not fit the model", id()));
-  std::copy(act.begin(), act.end(), data_->act);
+  const auto qpos = saved_array(state, "qpos", nq(), id());
+  const auto qvel = saved_array(state, "qvel", nv(), id());
+  const auto act = saved_array(state, "act", model()->na, id());
+  const auto ctrl = saved_array(state, "ctrl", model()->nu, id());
+  // Older saved states lack the warm start and the step origin: a cold start, close but not
+  // bit for bit where there are contacts.
+  const auto warm = state.contains("qacc_warmstart") ? saved_array(state, "qacc_warmstart", nv(), id())
+                                                     : std::vector<double>(static_cast<std::size_t>(nv()), 0.0);
+  StepOrigin origin;
+  if (state.contains("step_origin")) {
+    const auto& o = state.at("step_origin");
+    origin = {true, o.at("time").get<double>(), saved_array(o, "qpos", nq(), id()), saved_array(o, "qvel", nv(), id()),
+              saved_array(o, "act", model()->na, id()), saved_array(o, "qacc_warmstart", nv(), id())};
+  }
+  mj_resetData(model(), data_);  // derived quantities as after a reset
   std::copy(ctrl.begin(), ctrl.end(), data_->ctrl);
+  if (origin.valid) {
+    // Replay the last mj_step from its origin: the derived quantities the tasks read are then
+    // those of the original; the state it reaches is the saved one.
+    data_->time = origin.time;
+    std::copy(origin.qpos.begin(), origin.qpos.end(), data_->qpos);
+    std::copy(origin.qvel.begin(), origin.qvel.end(), data_->qvel);
+    std::copy(origin.act.begin(), origin.act.end(), data_->act);
+    std::copy(origin.qacc_warmstart.begin(), origin.qacc_warmstart.end(), data_->qacc_warmstart);
+    mj_step(model(), data_);
+    mj_rnePostConstraint(model(), data_);
+    std::copy(qpos.begin(), qpos.end(), data_->qpos);
+    std::copy(qvel.begin(), qvel.end(), data_->qvel);
+  } else {
+    std::copy(warm.begin(), warm.end(), data_->qacc_warmstart);
+    set_state(qpos, qvel);
+  }
+  std::copy(act.begin(), act.end(), data_->act);
+  std::copy(warm.begin(), warm.end(), data_->qacc_warmstart);
   data_->time = state.at("time").get<double>();
-  set_state(qpos, qvel);
-  // The step that led here ran mj_rnePostConstraint; so must a restored state.
-  mj_rnePostConstraint(model(), data_);
+  origin_ = std::move(origin);
   write_observation(obs);
 }
 

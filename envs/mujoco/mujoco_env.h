@@ -69,10 +69,21 @@ class MujocoEnv : public Env, public StateAccess {
   void do_load_state(const nlohmann::json& state, Bytes obs) override;
 
  private:
+  // The integration state before the last mj_step. After mj_step, MuJoCo's derived quantities
+  // (body positions, contact forces) belong to the state the step started from, and tasks read
+  // them, as Gymnasium's do. A saved state therefore carries this origin, and loading replays
+  // the last mj_step from it so that every derived quantity is restored bit for bit.
+  struct StepOrigin {
+    bool valid = false;  // false after a reset or set_state: derived quantities are current
+    double time = 0;
+    std::vector<double> qpos, qvel, act, qacc_warmstart;
+  };
+
   std::shared_ptr<const MujocoModel> model_;
   mjData* data_;
   int frame_skip_;
   std::vector<double> init_qpos_, init_qvel_;
+  StepOrigin origin_;
 };
 
 // U(-scale, scale) noise added to `base` (Gymnasium's np_random.uniform(low, high, size)).

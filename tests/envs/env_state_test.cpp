@@ -5,20 +5,28 @@
 
 #include <cctype>
 #include <cstring>
-#include <set>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
 
 class EnvState : public ::testing::TestWithParam<std::string> {};
 
-// A random action; a legal one where the env has an action mask.
+// A random action; a legal one where the env has an action mask or candidate actions.
 void sample_action(const Env& env, Rng& rng, std::vector<std::byte>& act) {
+  if (env.spec().candidate_feature_dim > 0) {
+    const std::int64_t count = env.candidates().count;
+    ASSERT_GT(count, 0);
+    const auto a = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(count)));
+    std::memcpy(act.data(), &a, sizeof a);
+    return;
+  }
   const auto mask = env.action_mask();
   if (mask.empty()) return env.action_space().sample(rng, act);
   std::vector<std::int64_t> legal;
@@ -29,23 +37,28 @@ void sample_action(const Env& env, Rng& rng, std::vector<std::byte>& act) {
   std::memcpy(act.data(), &a, sizeof a);
 }
 
-// Every registered env except those whose restored state does not yet continue bit for bit
-// (docs/reliability.md, E1, open): MuJoCo models with contacts (the solver's warm start is not
-// saved) and DouDizhu (its actions are candidate indices, which this test does not sample).
+// The candidate actions of the acting agent, as values (empty where the env has none).
+std::vector<float> candidate_features(const Env& env) {
+  const CandidateView c = env.candidates();
+  if (!c.features) return {};
+  return {c.features, c.features + c.count * c.feature_dim};
+}
+
 std::vector<std::string> registered_ids() {
   register_builtin_envs();
-  const std::set<std::string> open = {"Ant-v4", "AntDirPiecewise-v0", "Humanoid-v4", "MJCF-v0", "Reacher-v4",
-                                      "DouDizhu-v0"};
-  std::vector<std::string> ids;
-  for (const auto& id : env_registry().names())
-    if (!open.count(id)) ids.push_back(id);
-  return ids;
+  return env_registry().names();
+}
+
+// Keyword arguments an env requires: the generic MJCF env gets the ant, a model with contacts.
+YAML::Node required_kwargs(const std::string& id) {
+  if (id == "MJCF-v0") return YAML::Load("{model_path: " + test::source_dir() + "/envs/mujoco/assets/ant.xml}");
+  return {};
 }
 
 TEST_P(EnvState, LoadedEnvContinuesIdentically) {
   register_builtin_envs();
-  auto a = make_env(GetParam());
-  auto b = make_env(GetParam());
+  auto a = make_env(GetParam(), required_kwargs(GetParam()));
+  auto b = make_env(GetParam(), required_kwargs(GetParam()));
   std::vector<std::byte> oa(a->observation_space().byte_size()), ob(oa.size()), act(a->action_space().byte_size());
   Rng rng(4);
   a->reset(17, oa);
@@ -56,11 +69,13 @@ TEST_P(EnvState, LoadedEnvContinuesIdentically) {
   const nlohmann::json saved = nlohmann::json::parse(a->save_state().dump());  // through text, as in a file
   b->load_state(saved, ob);
   EXPECT_EQ(oa, ob);
+  EXPECT_EQ(candidate_features(*a), candidate_features(*b));
   EXPECT_EQ(a->elapsed_steps(), b->elapsed_steps());
   for (int t = 0; t < 600; ++t) {  // crosses episode ends: resets use the restored Rng
     sample_action(*a, rng, act);
     const StepResult ra = a->step(ConstBytes(act), oa), rb = b->step(ConstBytes(act), ob);
     ASSERT_EQ(oa, ob) << t;
+    ASSERT_EQ(candidate_features(*a), candidate_features(*b)) << t;
     ASSERT_EQ(ra.reward, rb.reward) << t;
     ASSERT_EQ(ra.terminated, rb.terminated) << t;
     ASSERT_EQ(ra.truncated, rb.truncated) << t;

@@ -1,0 +1,111 @@
+// Internal to distributed/: the state a GrpcFleet shares between its gRPC service
+// (fleet_service.cpp: the RPC handlers) and its TrajectorySource (fleet_server.cpp: the rounds
+// the learner takes). Every field that several threads touch is atomic or under `mutex`.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "core/runtime/bounded_queue.h"
+#include "core/runtime/stop.h"
+#include "distributed/fleet_server.h"
+#include "distributed/proto/fleet.pb.h"
+
+namespace rlzoo {
+
+using FleetClock = std::chrono::steady_clock;
+
+// A checked trajectory waiting for the learner, with the run that uploaded it.
+struct FleetQueued {
+  Trajectory trajectory;
+  std::uint64_t run = 0;
+};
+
+// A random 64-bit number from the OS (run ids, reset seeds).
+std::uint64_t fleet_random_u64();
+
+struct GrpcFleet::State {
+  FleetServerOptions options;
+  std::uint64_t learner_run = fleet_random_u64();
+  FleetSpec spec;
+  const ModuleParameterStore* parameters = nullptr;
+  std::atomic<std::int64_t> learner_timesteps{0};
+  std::atomic<bool> finished{false};
+  StopSource stop;
+  std::unique_ptr<BoundedQueue<FleetQueued>> queue;
+  int port = 0;
+
+  struct Run {
+    int actor = 0;
+    std::string host;
+    FleetClock::time_point last_seen;
+    bool ended = false;
+    bool collecting = true;  // between a parameters reply and its next upload
+    // Uploads are retried after a lost reply: a sequence number at or below the highest
+    // accepted one, or one being received right now, is that retry, not new data.
+    std::optional<std::uint64_t> highest_accepted;
+    std::set<std::uint64_t> receiving;
+  };
+  mutable std::mutex mutex;  // runs, stats, the parameter cache
+  std::map<std::uint64_t, Run> runs;
+  FleetStats stats;
+  std::uint64_t cached_version = 0;
+  std::shared_ptr<const fleet::ParametersReply> cached;
+  std::map<std::uint64_t, std::uint64_t> accepted_by_version;
+  std::set<std::uint64_t> told_finished;  // runs that got a reply saying the learner finished
+  std::condition_variable told_cv;
+
+  // A reply to `run_id` says `finished`: remember that it was told.
+  void telling_finished(std::uint64_t run_id) {
+    if (!finished) return;
+    {
+      std::lock_guard lock(mutex);
+      told_finished.insert(run_id);
+    }
+    told_cv.notify_all();
+  }
+  // After training: waits (up to `grace`) until every live run was told that it is over, so
+  // that actors stop instead of retrying a learner that is gone.
+  void wait_until_told(std::chrono::milliseconds grace);
+
+  // Marks a run ended (its queued trajectories will be discarded) and logs why. Under `mutex`.
+  void end_run(std::uint64_t run_id, const std::string& why);
+  // Counts and logs a refused message.
+  void reject(const std::string& kind, const std::string& detail, std::uint64_t run_id);
+  bool live(std::uint64_t run_id) const {  // under `mutex`
+    const auto it = runs.find(run_id);
+    return it != runs.end() && !it->second.ended;
+  }
+  void touch(std::uint64_t run_id) {
+    std::lock_guard lock(mutex);
+    const auto it = runs.find(run_id);
+    if (it != runs.end()) it->second.last_seen = FleetClock::now();
+  }
+  // On-policy: whether the round at the newest version still needs trajectories that no other
+  // live actor is collecting, so that a waiting actor should collect another one with the
+  // parameters it holds (an actor died or is slow) rather than wait for a version that the
+  // learner cannot make without it.
+  bool round_needs_more(std::uint64_t run_id);
+  void set_collecting(std::uint64_t run_id, bool collecting) {
+    std::lock_guard lock(mutex);
+    const auto it = runs.find(run_id);
+    if (it != runs.end()) it->second.collecting = collecting;
+  }
+
+  // Ends the runs silent for longer than the heartbeat timeout.
+  void expire_silent_runs();
+  // The newest parameters as a reply, encoded once per version.
+  std::shared_ptr<const fleet::ParametersReply> parameters_reply();
+  // Writes the stats as JSON to options.stats_file (if set), atomically.
+  void write_stats() const;
+};
+
+}  // namespace rlzoo
