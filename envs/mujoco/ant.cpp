@@ -75,7 +75,7 @@ void AntEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult AntEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult AntEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   const double x_before = data()->xpos[3 * torso_], y_before = data()->xpos[3 * torso_ + 1];
   simulate(a);

@@ -117,7 +117,8 @@ GenericMjcfEnv::GenericMjcfEnv(GenericMjcfConfig config)
       config_(std::move(config)),
       slices_(parse_observation(config_, model())) {
   if (!config_.forward_body.empty()) forward_body_ = body_id(config_.forward_body.c_str());
-  if (config_.healthy_z_index >= nq())
+  // The index matters only with a range: a model with fewer joints and no health rule is fine.
+  if (!config_.healthy_z_range.empty() && config_.healthy_z_index >= nq())
     throw UserError(fmt::format("MJCF-v0 healthy_z_index {}: the model has {} qpos values", config_.healthy_z_index, nq()));
 }
 
@@ -145,7 +146,7 @@ void GenericMjcfEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult GenericMjcfEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult GenericMjcfEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   auto x_of = [&] { return forward_body_ >= 0 ? data()->xpos[3 * forward_body_] : data()->qpos[0]; };
   if (reward_hook_) qpos_before_.assign(data()->qpos, data()->qpos + nq());

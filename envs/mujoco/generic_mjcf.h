@@ -75,7 +75,7 @@ class GenericMjcfEnv final : public MujocoEnv {
  protected:
   void write_observation(Bytes obs) const override;
   void reset_model(Rng& rng) override;
-  StepResult do_step(ConstBytes action, Bytes obs) override;
+  StepResult step_task(ConstBytes action, Bytes obs) override;
 
  private:
   GenericMjcfConfig config_;

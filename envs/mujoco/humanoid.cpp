@@ -72,7 +72,7 @@ void HumanoidEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult HumanoidEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult HumanoidEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   const auto before = mass_center();
   simulate(a);

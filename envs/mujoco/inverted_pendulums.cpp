@@ -34,7 +34,7 @@ void InvertedPendulumEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult InvertedPendulumEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult InvertedPendulumEnv::step_task(ConstBytes action, Bytes obs) {
   simulate(as_span<const float>(action));
   write_observation(obs);
   const auto o = as_span<const double>(ConstBytes(obs));
@@ -74,7 +74,7 @@ void InvertedDoublePendulumEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult InvertedDoublePendulumEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult InvertedDoublePendulumEnv::step_task(ConstBytes action, Bytes obs) {
   simulate(as_span<const float>(action));
   write_observation(obs);
   const double x = data()->site_xpos[3 * tip_], y = data()->site_xpos[3 * tip_ + 2];

@@ -35,7 +35,7 @@ class InvertedPendulumEnv final : public MujocoEnv {
  protected:
   void write_observation(Bytes obs) const override;
   void reset_model(Rng& rng) override;
-  StepResult do_step(ConstBytes action, Bytes obs) override;
+  StepResult step_task(ConstBytes action, Bytes obs) override;
 
  private:
   InvertedPendulumConfig config_;
@@ -56,7 +56,7 @@ class InvertedDoublePendulumEnv final : public MujocoEnv {
  protected:
   void write_observation(Bytes obs) const override;
   void reset_model(Rng& rng) override;
-  StepResult do_step(ConstBytes action, Bytes obs) override;
+  StepResult step_task(ConstBytes action, Bytes obs) override;
 
  private:
   InvertedDoublePendulumConfig config_;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 namespace rlzoo {
 
@@ -107,6 +108,29 @@ void MujocoEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {
   origin_.valid = false;
   reset_model(rng());
   write_observation(obs);
+}
+
+namespace {
+// How often MuJoCo found a bad position, velocity or acceleration and reset the data.
+int physics_resets(const mjData* d) {
+  return d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number + d->warning[mjWARN_BADQACC].number;
+}
+}  // namespace
+
+StepResult MujocoEnv::do_step(ConstBytes action, Bytes obs) {
+  const int resets_before = physics_resets(data_);
+  StepResult r = step_task(action, obs);
+  if (physics_resets(data_) != resets_before) {
+    r.truncated = !r.terminated;
+    mutable_info().set_scalar("physics_reset", 1.0);
+    if (!warned_physics_reset_) {
+      warned_physics_reset_ = true;
+      spdlog::warn("{}: the simulation became unstable at time {:.4g} (a bad position, velocity or acceleration; MuJoCo reset it); the "
+                   "episode is truncated (info physics_reset = 1). Further occurrences in this env are not logged.",
+                   id(), data_->time);
+    }
+  }
+  return r;
 }
 
 nlohmann::json MujocoEnv::do_save_state() const {

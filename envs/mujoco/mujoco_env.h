@@ -7,8 +7,13 @@
 //  * dt = timestep * frame_skip; the action space is Box(ctrlrange) float32.
 // Observations are float64, as Gymnasium's.
 //
-// Tasks derive from it and implement write_observation(), reset_model() and do_step() (which
+// Tasks derive from it and implement write_observation(), reset_model() and step_task() (which
 // calls simulate()); ObservationLayout helps assemble observations from slices of mjData.
+//
+// Instability: when a step makes a position, velocity or acceleration NaN or huge, MuJoCo warns
+// (mjWARN_BADQPOS/BADQVEL/BADQACC) and resets the data to the model's initial state by itself. The episode must not continue as if
+// nothing happened: that step is truncated (unless it terminated), info scalar
+// "physics_reset" = 1 marks it, and the first occurrence per env is logged.
 // `rlzoo env replay` uses get_state()/set_state(): the state is qpos followed by qvel.
 #pragma once
 
@@ -64,7 +69,11 @@ class MujocoEnv : public Env, public StateAccess {
   std::span<const double> init_qpos() const { return init_qpos_; }
   std::span<const double> init_qvel() const { return init_qvel_; }
 
+  // One env step of the task: its reward, termination and info (calls simulate()).
+  virtual StepResult step_task(ConstBytes action, Bytes obs) = 0;
+
   void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;
+  StepResult do_step(ConstBytes action, Bytes obs) final;
   nlohmann::json do_save_state() const override;
   void do_load_state(const nlohmann::json& state, Bytes obs) override;
 
@@ -84,6 +93,7 @@ class MujocoEnv : public Env, public StateAccess {
   int frame_skip_;
   std::vector<double> init_qpos_, init_qvel_;
   StepOrigin origin_;
+  bool warned_physics_reset_ = false;
 };
 
 // U(-scale, scale) noise added to `base` (Gymnasium's np_random.uniform(low, high, size)).

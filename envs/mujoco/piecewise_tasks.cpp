@@ -74,7 +74,7 @@ void PiecewiseTaskEnv::reset_model(Rng& rng) {
   set_state(plus_uniform(init_qpos(), 0.1, rng), plus_normal(init_qvel(), 0.1, rng));
 }
 
-StepResult PiecewiseTaskEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult PiecewiseTaskEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   double reward = 0;
   if (!ant()) {

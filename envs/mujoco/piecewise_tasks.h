@@ -30,7 +30,7 @@ class PiecewiseTaskEnv final : public MujocoEnv, public ContextualEnv {
  protected:
   void write_observation(Bytes obs) const override;
   void reset_model(Rng& rng) override;
-  StepResult do_step(ConstBytes action, Bytes obs) override;
+  StepResult step_task(ConstBytes action, Bytes obs) override;
   nlohmann::json do_save_state() const override;
   void do_load_state(const nlohmann::json& state, Bytes obs) override;
 

@@ -127,7 +127,7 @@ void PlanarRunnerEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult PlanarRunnerEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult PlanarRunnerEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   const double x_before = data()->qpos[0];
   simulate(a);

@@ -47,7 +47,7 @@ void ReacherEnv::reset_model(Rng& rng) {
   set_state(qpos, qvel);
 }
 
-StepResult ReacherEnv::do_step(ConstBytes action, Bytes obs) {
+StepResult ReacherEnv::step_task(ConstBytes action, Bytes obs) {
   const auto a = as_span<const float>(action);
   double d2 = 0;
   for (int i = 0; i < 3; ++i) {

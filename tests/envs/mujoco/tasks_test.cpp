@@ -385,5 +385,37 @@ TEST_F(MujocoTasks, GenericMjcfEnvReproducesHopperFromYaml) {
   EXPECT_EQ(sliced->observation_space().numel(), 5);
 }
 
+// E8 (docs/reliability.md): a force so large that the acceleration is bad makes MuJoCo reset the
+// data by itself. The step is truncated and marked, never continued as if nothing happened.
+TEST_F(MujocoTasks, AnUnstableStepIsTruncatedAndMarkedAsAPhysicsReset) {
+  const std::string path = test::make_temp_dir("rlzoo-mjcf") + "/slider.xml";
+  {
+    std::ofstream out(path);
+    out << R"(<mujoco><worldbody><body name="box" pos="0 0 1"><joint name="x" type="slide" axis="1 0 0"/>
+             <geom type="box" size=".1 .1 .1" mass="1"/></body></worldbody>
+             <actuator><motor joint="x" gear="1e6"/></actuator></mujoco>)";
+  }
+  auto env = make_env("MJCF-v0", YAML::Load("{model_path: " + path + "}"));
+  std::vector<double> obs(static_cast<std::size_t>(env->observation_space().numel()));
+  const auto o = std::as_writable_bytes(std::span(obs));
+  env->reset(0, o);
+  // 1e9 passes MuJoCo's control check (1e10); times the gear, the acceleration does not.
+  const std::vector<float> gentle{1.0f}, huge{1e9f};
+  const auto calm = env->step(std::span<const float>(gentle), o);
+  EXPECT_FALSE(calm.truncated);
+  EXPECT_FALSE(env->info().scalar("physics_reset").has_value());
+  EXPECT_GT(obs[0], 0.0);  // qpos of the slider moved forward
+  const auto bad = env->step(std::span<const float>(huge), o);
+  EXPECT_TRUE(bad.truncated);
+  EXPECT_FALSE(bad.terminated);
+  EXPECT_EQ(env->info().scalar("physics_reset"), 1.0);
+  EXPECT_EQ(obs[0], 0.0);  // MuJoCo's reset: the initial position
+  EXPECT_TRUE(std::isfinite(bad.reward));
+  // A new episode runs normally.
+  env->reset(std::nullopt, o);
+  EXPECT_FALSE(env->step(std::span<const float>(gentle), o).truncated);
+  EXPECT_FALSE(env->info().scalar("physics_reset").has_value());
+}
+
 }  // namespace
 }  // namespace rlzoo
