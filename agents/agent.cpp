@@ -119,7 +119,11 @@ std::unique_ptr<Agent> load_agent(const std::string& dir, const std::vector<std:
   check_checkpoint_version(reader);
   const AgentSetup setup = saved_setup(reader, overrides);
   try {
-    return algorithm_registry().get(setup.preset.algo).load(setup, reader);
+    auto agent = algorithm_registry().get(setup.preset.algo).load(setup, reader);
+    const auto meta = reader.metadata();
+    if (meta.is_object() && meta.contains("num_episodes"))  // older checkpoints lack it
+      agent->set_num_episodes(meta.at("num_episodes").get<std::int64_t>());
+    return agent;
   } catch (const nlohmann::json::exception& e) {
     // An algorithm's saved state (state.json, envs.json) without a field it needs, or of the wrong type.
     throw UserError(fmt::format("{}: cannot restore the {} agent: a saved state does not have what it needs ({})",

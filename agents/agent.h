@@ -68,6 +68,10 @@ class Agent {
   // Trains until num_timesteps() has grown by `timesteps` env steps (or a callback stops it).
   virtual void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) = 0;
   virtual std::int64_t num_timesteps() const = 0;
+  // Episodes finished in training so far, across learn() calls and resumes (saved with the
+  // agent; learners count them through agents/training_monitor.h).
+  std::int64_t num_episodes() const { return num_episodes_; }
+  void set_num_episodes(std::int64_t n) { num_episodes_ = n; }
   // The preset's n_timesteps: the length of training it asks for (`rlzoo train` uses it).
   std::int64_t preset_timesteps() const;
 
@@ -136,6 +140,7 @@ class Agent {
   std::shared_ptr<RemoteFleet> remote_fleet_;
   std::string log_dir_;
   bool progress_bar_ = true;
+  std::int64_t num_episodes_ = 0;
 };
 
 // Makes an agent for `env_id` with the algorithm's defaults, then `overrides` applied

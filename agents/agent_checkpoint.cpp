@@ -20,6 +20,7 @@ CheckpointWriter agent_checkpoint_writer(const Agent& agent) {
   CheckpointWriter w(nlohmann::json{{"algo", agent.algorithm()},
                                     {"env", agent.env_spec().id},
                                     {"num_timesteps", agent.num_timesteps()},
+                                    {"num_episodes", agent.num_episodes()},
                                     {"torch_version", torch_version()}});
   YAML::Emitter out;
   out << agent.config();

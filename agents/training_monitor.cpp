@@ -7,6 +7,7 @@
 
 #include "agents/agent.h"
 #include "core/logging/console_sink.h"
+#include "core/logging/csv_sink.h"
 #include "core/runtime/stop.h"
 
 namespace rlzoo {
@@ -19,9 +20,14 @@ double mean_of(const std::deque<double>& d) {
 }  // namespace
 
 TrainingMonitor::TrainingMonitor(const MonitorOptions& options)
-    : options_(options), next_dump_(options.start_step + options.log_every), start_(std::chrono::steady_clock::now()) {
+    : options_(options),
+      episodes_(options.start_episodes),
+      next_dump_(options.start_step + options.log_every),
+      start_(std::chrono::steady_clock::now()) {
   if (!options_.log_dir.empty()) {
-    logger_.add_sink(make_log_sink("csv", options_.log_dir));
+    const std::filesystem::path csv = std::filesystem::path(options_.log_dir) / "progress.csv";
+    logger_.add_sink(options_.start_step > 0 ? std::make_unique<CsvSink>(CsvSink::continued(csv, options_.start_step))
+                                             : std::make_unique<CsvSink>(csv));
     logger_.add_sink(make_log_sink("tensorboard", options_.log_dir));
   }
   if (options_.verbose) logger_.add_sink(std::make_unique<ConsoleSink>(std::cout, true));
@@ -37,6 +43,7 @@ namespace {
 MonitorOptions options_for(const Agent& agent, std::int64_t end, std::int64_t log_every) {
   MonitorOptions o;
   o.start_step = agent.num_timesteps();
+  o.start_episodes = agent.num_episodes();
   o.total_steps = end;
   o.log_every = log_every;
   o.log_dir = agent.log_dir();
@@ -68,7 +75,7 @@ bool TrainingMonitor::after_step(Agent& agent, const StepEpisodes& step, std::in
       returns_.pop_front();
       lengths_.pop_front();
     }
-    ++episodes_;
+    agent.set_num_episodes(++episodes_);
     if (progress_) progress_->add_episode_return(step.returns[i]);
     if (callbacks) callbacks->on_episode_end(agent, step.returns[i], step.lengths[i], num_timesteps);
   }

@@ -2,6 +2,9 @@
 // from the vector env (rollout/ep_rew_mean over the last 100, as SB3), time/fps, the
 // algorithm's own train/* keys, a progress bar, and log dumps every `log_every` env steps to
 // the console and, when the agent has a run directory, to CSV and TensorBoard files there.
+// A continued run (start_step > 0: a second learn() or a resume) appends to the run's
+// progress.csv, dropping rows logged after start_step (work the checkpoint did not keep), and
+// its episode count goes on from the agent's.
 #pragma once
 
 #include <chrono>
@@ -27,6 +30,7 @@ struct StepEpisodes {
 
 struct MonitorOptions {
   std::int64_t start_step = 0;   // num_timesteps when learn() started
+  std::int64_t start_episodes = 0;  // episodes finished before (time/episodes continues from it)
   std::int64_t total_steps = 0;  // num_timesteps learn() runs to
   std::int64_t log_every = 10'000;
   std::string log_dir;           // "" : console only

@@ -8,6 +8,7 @@
 #include "apps/bench_util.h"
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
+#include "core/spaces/space_leaves.h"
 #include "core/vector/vector_env.h"
 #include "envs/classic_control/numerics.h"
 
@@ -92,6 +93,24 @@ void run_env_bench(const EnvBenchOptions& o) {
         chunk, o.seconds, o.repeats);
     print_bench_line("env/CartPole-v1/single_env", rate, "steps/s", raw_rate,
                      {{"ratio_to_baseline", rate / raw_rate}, {"baseline_name", "raw_inline_loop"}});
+
+    // What Env::step's NaN/Inf check of the observation and reward costs on its own (the same
+    // all_finite call on a live observation), as a share of a whole single-env step.
+    const Space& space = env->observation_space();
+    double reward = 1.0;
+    const double check_rate = median_rate(
+        [&] {
+          std::int64_t finite = 0;
+          for (std::int64_t i = 0; i < chunk; ++i) {
+            asm volatile("" : : "r"(obs.data()) : "memory");  // the observation is read afresh each time
+            finite += (all_finite(space, obs) && std::isfinite(reward)) ? 1 : 0;
+            reward += 1e-9;
+          }
+          sink = sink + static_cast<float>(finite);
+        },
+        chunk, o.seconds, o.repeats);
+    print_bench_line("env/CartPole-v1/finite_check", check_rate, "checks/s", rate,
+                     {{"share_of_single_env_step", rate / check_rate}, {"baseline_name", "single_env"}});
   }
 
   // Vector envs: one batch of actions per step, taken from the random table.

@@ -34,8 +34,10 @@ class FleetSource : public TrajectorySource {
   }
 
   std::optional<Trajectory> next_round() override {
+    auto quiet_since = FleetClock::now();
     while (!s_->stop.stop_requested() && !signal_stop_requested()) {
       s_->expire_silent_runs();
+      warn_while_no_actor(quiet_since);
       auto item = s_->queue->pop_for(std::chrono::milliseconds(20));
       if (!item) continue;
       pending_.push_back(std::move(*item));
@@ -64,6 +66,26 @@ class FleetSource : public TrajectorySource {
   }
 
  private:
+  // The learner can only wait for actors to (re)connect; say so, every no_actor_warning_ms, so
+  // that a fleet that died or never started is noticed.
+  void warn_while_no_actor(FleetClock::time_point& quiet_since) {
+    if (s_->live_runs() > 0) {
+      quiet_since = FleetClock::now();
+      return;
+    }
+    const auto quiet = FleetClock::now() - quiet_since;
+    if (quiet < std::chrono::milliseconds(s_->options.no_actor_warning_ms)) return;
+    {
+      std::lock_guard lock(s_->mutex);
+      ++s_->stats.no_actor_warnings;
+    }
+    spdlog::warn("fleet: no actor has been connected for {:.0f} s; the learner waits for actors (rlzoo actor --connect "
+                 "<this host>:{}) to join",
+                 std::chrono::duration<double>(quiet).count(), s_->port);
+    s_->write_stats();
+    quiet_since = FleetClock::now();
+  }
+
   // Drops pending trajectories of ended runs and, on-policy, stale ones.
   void prune() {
     const std::uint64_t newest = s_->parameters->version();

@@ -34,6 +34,7 @@ struct FleetStats {
   std::uint64_t discarded_ended = 0;   // queued trajectories of runs that ended, dropped
   std::uint64_t duplicates = 0;        // retried uploads of a trajectory already accepted, ignored
   std::uint64_t unauthenticated = 0;   // calls without the right token
+  std::uint64_t no_actor_warnings = 0;  // times the learner warned that it waits with no actor connected
   std::map<std::string, std::uint64_t> rejected;  // by reason kind
   std::map<std::uint64_t, std::uint64_t> used_by_run;
   std::map<std::uint64_t, std::string> ended_runs;  // run id -> why it ended

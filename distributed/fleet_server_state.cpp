@@ -34,6 +34,13 @@ void GrpcFleet::State::reject(const std::string& kind, const std::string& detail
   write_stats();
 }
 
+int GrpcFleet::State::live_runs() const {
+  std::lock_guard lock(mutex);
+  int n = 0;
+  for (const auto& [id, r] : runs) n += r.ended ? 0 : 1;
+  return n;
+}
+
 void GrpcFleet::State::expire_silent_runs() {
   std::lock_guard lock(mutex);
   const auto limit = FleetClock::now() - std::chrono::milliseconds(options.heartbeat_timeout_ms);
@@ -65,7 +72,7 @@ void GrpcFleet::State::write_stats() const {
     j = {{"registrations", s.registrations}, {"accepted", s.accepted},   {"used", s.used},
          {"bytes_accepted", s.bytes_accepted},
          {"stale", s.stale},                 {"discarded_ended", s.discarded_ended},
-         {"duplicates", s.duplicates},
+         {"duplicates", s.duplicates},      {"no_actor_warnings", s.no_actor_warnings},
          {"unauthenticated", s.unauthenticated}, {"rejected", s.rejected}, {"used_after_end", s.used_after_end}};
     nlohmann::json runs_json = nlohmann::json::object();
     for (const auto& [id, r] : runs)

@@ -80,6 +80,7 @@ struct GrpcFleet::State {
   void end_run(std::uint64_t run_id, const std::string& why);
   // Counts and logs a refused message.
   void reject(const std::string& kind, const std::string& detail, std::uint64_t run_id);
+  int live_runs() const;  // takes `mutex`
   bool live(std::uint64_t run_id) const {  // under `mutex`
     const auto it = runs.find(run_id);
     return it != runs.end() && !it->second.ended;

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/common/error.h"
 
@@ -38,6 +39,32 @@ std::string cell(const LogValue& v) {
   return quoted(std::get<std::string>(v));
 }
 
+// The cells of one CSV line as written here: a quoted cell may hold commas and doubled quotes.
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool in_quotes = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"') {
+      in_quotes = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
 std::string header_line(const std::vector<std::string>& columns) {
   std::string line;
   for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -59,6 +86,50 @@ CsvSink::CsvSink(std::filesystem::path path) : path_(std::move(path)) {
   if (!out) throw UserError(fmt::format("cannot create CSV log '{}'", path_.string()));
 }
 
+CsvSink CsvSink::continued(std::filesystem::path path, std::int64_t step) {
+  if (!std::filesystem::exists(path)) return CsvSink(std::move(path));
+  std::ifstream in(path);
+  if (!in) throw UserError(fmt::format("cannot read CSV log '{}' to continue it", path.string()));
+  std::string header;
+  if (!std::getline(in, header) || header.empty()) return CsvSink(std::move(path));  // nothing logged yet
+  CsvSink sink(path, std::move(header), in, step);
+  return sink;
+}
+
+CsvSink::CsvSink(std::filesystem::path path, std::string header, std::istream& rows, std::int64_t step)
+    : path_(std::move(path)), columns_(split_cells(header)) {
+  const auto step_column = std::find(columns_.begin(), columns_.end(), "time/total_timesteps") - columns_.begin();
+  std::string text = header + "\n", line;
+  std::size_t dropped = 0;  // rows of lost work, and broken rows
+  while (std::getline(rows, line)) {
+    const auto cells = split_cells(line);
+    if (cells.size() != columns_.size()) {  // a row cut short by a crash mid-write
+      ++dropped;
+      continue;
+    }
+    if (static_cast<std::size_t>(step_column) < cells.size() && !cells[step_column].empty()) {
+      std::int64_t row_step = 0;
+      try {
+        row_step = std::stoll(cells[step_column]);
+      } catch (const std::exception&) {
+        throw UserError(fmt::format("CSV log '{}': time/total_timesteps '{}' is not a step number; move the file "
+                                    "away to start a new log",
+                                    path_.string(), cells[step_column]));
+      }
+      if (row_step > step) {
+        ++dropped;
+        continue;
+      }
+    }
+    text += line;
+    text += '\n';
+  }
+  replace_contents(text);  // also when nothing was dropped: the file then surely ends a line
+  if (dropped > 0)
+    spdlog::info("{}: continuing from step {}; {} row(s) logged after it (or cut short) were dropped", path_.string(),
+                 step, dropped);
+}
+
 void CsvSink::rewrite_with_columns(std::size_t old_count) {
   std::ifstream in(path_);
   if (!in) throw UserError(fmt::format("cannot read CSV log '{}' to extend its header", path_.string()));
@@ -76,7 +147,10 @@ void CsvSink::rewrite_with_columns(std::size_t old_count) {
     text += '\n';
   }
   in.close();
-  // Write a sibling and rename over: a crash mid-rewrite leaves the old file whole.
+  replace_contents(text);
+}
+
+void CsvSink::replace_contents(const std::string& text) {
   const std::filesystem::path tmp = path_.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);

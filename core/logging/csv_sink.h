@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ class CsvSink : public LogSink {
   // Creates `path` (and its directory), truncating an existing file as SB3 does. Throws
   // UserError naming the path when it cannot.
   explicit CsvSink(std::filesystem::path path);
+  // Continues the log of a run that goes on from `step` (a resume): the existing file keeps its
+  // header and the rows up to `step` (by their time/total_timesteps; the rows after it were
+  // logged by work the checkpoint did not keep and will be logged again), and new rows are
+  // appended. Without an existing file, as the constructor. Throws UserError naming the path
+  // when the file cannot be read or rewritten.
+  static CsvSink continued(std::filesystem::path path, std::int64_t step);
 
   std::string_view name() const override { return "csv"; }
   // Appends a row (rewriting the file first when new keys appear). Throws UserError on I/O errors.
@@ -26,7 +33,10 @@ class CsvSink : public LogSink {
   const std::vector<std::string>& columns() const { return columns_; }
 
  private:
+  CsvSink(std::filesystem::path path, std::string header, std::istream& rows, std::int64_t step);
   void rewrite_with_columns(std::size_t old_count);
+  // Writes `text` to a sibling and renames it over the file: a crash leaves the old one whole.
+  void replace_contents(const std::string& text);
 
   std::filesystem::path path_;
   std::vector<std::string> columns_;  // header order

@@ -108,6 +108,23 @@ TEST(ReplayBufferTest, EpisodeEndsUseTheTrueFinalObservation) {
   EXPECT_EQ(obs_code(s.next_obs, 2), 300);
 }
 
+// E6 (docs/reliability.md): a step that terminates exactly at the time limit is terminal: the
+// target must not bootstrap, whatever the truncated flag says.
+TEST(ReplayBufferTest, TerminatedAndTruncatedTogetherIsTerminal) {
+  ReplayBuffer rb(kObs, kAct, 20, 2);
+  Feeder f(rb, 2);
+  f.step(0, {1, 1}, /*term=*/{1, 0}, /*trunc=*/{1, 1});  // env 0: both flags; env 1: time-out only
+  f.step(1, {1, 1});
+  const ReplaySample s = rb.gather(std::vector<std::int64_t>{0, 1}, 0.5, /*n_step=*/3);
+  EXPECT_EQ(s.terminated[0].item<float>(), 1);
+  EXPECT_EQ(obs_code(s.next_obs, 0), 150);  // its true final observation
+  EXPECT_EQ(s.terminated[1].item<float>(), 0);
+  EXPECT_EQ(obs_code(s.next_obs, 1), 150);
+  // Neither n-step sum runs into the next episode.
+  EXPECT_FLOAT_EQ(s.rewards[0].item<float>(), 1.0f);
+  EXPECT_FLOAT_EQ(s.rewards[1].item<float>(), 1.0f);
+}
+
 TEST(ReplayBufferTest, WrapsAroundAndNeverSamplesTheWritePosition) {
   ReplayBuffer rb(kObs, kAct, 8, 2);  // 4 slots per env
   Feeder f(rb, 2);

@@ -8,6 +8,7 @@
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
+#include "algorithms/ppo/ppo_loss.h"
 #include "core/checkpoint/manager.h"
 #include "core/common/error.h"
 #include "core/registry/env_registry.h"
@@ -154,6 +155,23 @@ class ShiftedActionsEnv final : public Env {
     return {};
   }
 };
+
+// E6 (docs/reliability.md): only a time-out that did not also terminate bootstraps; every end
+// of an episode is a done.
+TEST(PpoStepRewards, OnlyATimeOutWithoutTerminationBootstraps) {
+  const std::vector<double> rewards{1, 1, 1, 1};
+  const std::vector<std::uint8_t> terminated{0, 1, 0, 1}, truncated{0, 0, 1, 1};
+  std::vector<std::int64_t> asked;
+  const StepRewards out = ppo_step_rewards(rewards, terminated, truncated, nullptr, 0.5, [&](const torch::Tensor& rows) {
+    for (std::int64_t i = 0; i < rows.numel(); ++i) asked.push_back(rows[i].item<std::int64_t>());
+    return torch::full({rows.numel()}, 10.0f);
+  });
+  EXPECT_EQ(asked, std::vector<std::int64_t>{2});
+  const std::vector<float> r(out.rewards.data_ptr<float>(), out.rewards.data_ptr<float>() + 4);
+  const std::vector<float> d(out.dones.data_ptr<float>(), out.dones.data_ptr<float>() + 4);
+  EXPECT_EQ(r, (std::vector<float>{1, 1, 6, 1}));
+  EXPECT_EQ(d, (std::vector<float>{0, 1, 1, 1}));
+}
 
 TEST(PpoSpaces, ADiscreteActionSpaceNotStartingAtZeroIsRefused) {
   register_builtin_envs();

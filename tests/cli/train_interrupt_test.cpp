@@ -7,7 +7,9 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -83,6 +85,73 @@ TEST(TrainInterrupt, SigkillWhileCheckpointingAlwaysLeavesAResumableRun) {
     const auto r = test::run_command("'" + test::cli_path() + "' eval " + run + " --episodes 1");
     ASSERT_EQ(r.status, 0) << "round " << round << ": the latest checkpoint does not load: " << r.err;
   }
+}
+
+// The rows of a progress.csv: column name -> values, in row order (empty cells skipped).
+std::map<std::string, std::vector<double>> read_progress(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> header;
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    for (std::size_t i = 0; i < cells.size() && i < header.size(); ++i)
+      if (!cells[i].empty()) columns[header[i]].push_back(std::stod(cells[i]));
+  }
+  return columns;
+}
+
+// K7 (docs/reliability.md): a run killed and resumed twice keeps one progress.csv whose steps
+// only grow (rows logged after the checkpoint a resume starts from are replaced, not repeated)
+// and whose episode count goes on instead of starting again.
+TEST(TrainInterrupt, AResumedRunContinuesItsProgressLogAndEpisodeCount) {
+  const std::string run = test::make_temp_dir("rlzoo-resume-log") + "/run";
+  const fs::path progress = fs::path(run) / "logs" / "progress.csv";
+  double logged_until = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::string> args{test::cli_path(), "train", "-q"};
+    if (round == 0) {
+      for (const char* a : {"ppo", "CartPole-v1", "--run-dir", run.c_str(), "--set", "n_timesteps=10000000", "--set",
+                            "checkpoint.every=1024", "--set", "log_every=256", "--set", "hyperparams.n_steps=64",
+                            "--set", "hyperparams.n_envs=4"})
+        args.emplace_back(a);
+    } else {
+      args.insert(args.end(), {"--resume", run});
+    }
+    test::ChildProcess child(args, test::source_dir(), run + "-" + std::to_string(round) + ".log");
+    // Wait until this round has logged 2048 steps past the last, then kill it (SIGKILL twice:
+    // rows after the latest checkpoint are left behind; SIGINT at the end: a clean stop).
+    const double target = logged_until + 2048;
+    ASSERT_TRUE(test::wait_until(
+        [&] {
+          const auto steps = read_progress(progress)["time/total_timesteps"];
+          return !steps.empty() && steps.back() >= target;
+        },
+        120s))
+        << "round " << round << ": the log did not reach step " << target;
+    if (round < 2) {
+      child.kill_now();
+    } else {
+      child.signal(SIGINT);
+      ASSERT_NE(child.wait(30s), -1);
+    }
+    logged_until = read_progress(progress)["time/total_timesteps"].back();
+  }
+  auto log = read_progress(progress);
+  const auto& steps = log["time/total_timesteps"];
+  const auto& episodes = log["time/episodes"];
+  ASSERT_GE(steps.size(), 3u * 2048 / 256 - 2);
+  EXPECT_LE(steps.front(), 512);  // the first round's rows are still there
+  for (std::size_t i = 1; i < steps.size(); ++i) EXPECT_GT(steps[i], steps[i - 1]) << "row " << i;
+  ASSERT_EQ(episodes.size(), steps.size());
+  for (std::size_t i = 1; i < episodes.size(); ++i) EXPECT_GE(episodes[i], episodes[i - 1]) << "row " << i;
+  EXPECT_GT(episodes.back(), 50);  // CartPole episodes are short at first: ~6000 steps hold many
 }
 
 }  // namespace

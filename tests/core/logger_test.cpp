@@ -16,6 +16,7 @@
 #include "tests/support/test_paths.h"
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 namespace {
@@ -236,4 +237,27 @@ TEST(LoggerCsvSink, TruncatesAnExistingFile) {
   std::ofstream(path) << "old,stuff\n1,2\n";
   rlzoo::CsvSink sink(path);
   EXPECT_EQ(slurp(path), "");
+}
+
+// K7 (docs/reliability.md): a resumed run's log goes on in the same file. Rows after the
+// checkpoint's step were logged by lost work and go; a row cut short by a crash goes too.
+TEST(LoggerCsvSink, AContinuedLogKeepsTheRowsUpToTheResumedStep) {
+  const fs::path path = fs::path(rlzoo::test::make_temp_dir("rlzoo-csv")) / "progress.csv";
+  std::ofstream(path) << "\"a,b\",time/total_timesteps\n1,100\n2,200\n3,300\n4,3";
+  {
+    rlzoo::Logger logger;
+    logger.add_sink(std::make_unique<rlzoo::CsvSink>(rlzoo::CsvSink::continued(path, 200)));
+    logger.record("time/total_timesteps", 300);
+    logger.record("a,b", 5);
+    logger.dump(300);
+  }
+  EXPECT_EQ(slurp(path), "\"a,b\",time/total_timesteps\n1,100\n2,200\n5,300\n");
+  // Nothing to continue: a fresh log.
+  const fs::path fresh = path.parent_path() / "fresh.csv";
+  rlzoo::CsvSink sink = rlzoo::CsvSink::continued(fresh, 500);
+  EXPECT_TRUE(sink.columns().empty());
+  // A step cell that is not a number is named.
+  std::ofstream(path) << "time/total_timesteps\nlots\n";
+  EXPECT_THAT(rlzoo::test::error_of([&] { rlzoo::CsvSink::continued(path, 1); }),
+              AllOf(HasSubstr(path.string()), HasSubstr("'lots' is not a step number")));
 }

@@ -188,6 +188,40 @@ TEST(FleetProcesses, AnActorWithTheWrongTokenIsRefused) {
   EXPECT_NE(f.learner.wait(60s), -1);
 }
 
+// D1 (docs/reliability.md): an actor whose learner never comes gives up after --max-idle-s,
+// saying where it tried, with a failing exit status.
+TEST(FleetProcesses, AnActorGivesUpOnALearnerThatNeverCame) {
+  Fleet f;
+  // Port 1 is privileged and unused: connections are refused.
+  test::ChildProcess actor({test::cli_path(), "actor", "--connect", "127.0.0.1:1", "--max-idle-s", "2"},
+                           test::source_dir(), (f.dir / "actor0.log").string());
+  const int status = actor.wait(60s);
+  ASSERT_NE(status, -1) << f.logs();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
+  EXPECT_NE(read(f.dir / "actor0.log").find("the learner at 127.0.0.1:1 was unreachable for 2 s; giving up"),
+            std::string::npos)
+      << f.logs();
+}
+
+// D12 (docs/reliability.md): SIGTERM to a learner that is training with an actor: it stops with
+// a checkpoint that loads, exits with 128 + SIGTERM, and its actor hears that training is over
+// and exits cleanly.
+TEST(FleetProcesses, SigtermStopsTheLearnerWithACheckpointAndItsActorsExitCleanly) {
+  Fleet f;
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=10000000"});
+  auto actor = f.start_actor(0);
+  ASSERT_TRUE(test::wait_until([&] { return used(f.dir / "stats.json") >= 2; }, 120s)) << f.logs();
+  f.learner.signal(SIGTERM);
+  const int status = f.learner.wait(60s);
+  ASSERT_NE(status, -1) << f.logs();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status << f.logs();
+  EXPECT_TRUE(fs::exists(f.run / "checkpoints" / "latest")) << f.logs();
+  EXPECT_FALSE(fs::exists(f.run / "final"));
+  EXPECT_TRUE(exited_ok(actor.wait(30s))) << f.logs();
+  const auto r = test::run_command("'" + test::cli_path() + "' eval " + f.run.string() + " --episodes 1");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
   const fs::path dir = test::make_temp_dir("rlzoo-launch");
   test::ChildProcess launch({test::cli_path(), "launch", "--preset", kPreset, "--actors", "2", "--run-dir",

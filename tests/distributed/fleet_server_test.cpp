@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cmath>
+#include <future>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "distributed/fleet_server.h"
 #include "distributed/fleet_wire.h"
 #include "distributed/proto/fleet.grpc.pb.h"
+#include "tests/support/child_process.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
@@ -218,6 +220,66 @@ TEST(FleetServer, ARunRegisteredAgainEndsTheOldOneAndItsQueuedTrajectoriesAreDro
   EXPECT_EQ(s.used_by_run.at(0x9999), 1u);
   EXPECT_EQ(s.used_after_end, 0u);
   EXPECT_NE(s.ended_runs.at(kRun).find("registered again"), std::string::npos);
+}
+
+// D3 (docs/reliability.md): while no actor is connected the learner can only wait; it says so
+// again and again, and takes the round as soon as an actor brings it.
+TEST(FleetServer, TheLearnerWarnsWhileNoActorIsConnected) {
+  FleetServerOptions o;
+  o.no_actor_warning_ms = 100;
+  Fixture f(o);
+  auto round = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  ASSERT_TRUE(test::wait_until([&] { return f.fleet->stats().no_actor_warnings >= 2; }, std::chrono::seconds(10)));
+  fleet::RegisterReply reg;
+  ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  f.learner_run = reg.learner_run();
+  ASSERT_TRUE(f.upload(good_upload(1)).accepted());
+  ASSERT_TRUE(round.get().has_value());
+  // With an actor connected, waiting for the next round does not warn.
+  const auto warnings = f.fleet->stats().no_actor_warnings;
+  auto next = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  ASSERT_TRUE(f.upload([] {
+                 auto m = good_upload(1);
+                 m.set_sequence(1);
+                 return m;
+               }())
+                  .accepted());
+  ASSERT_TRUE(next.get().has_value());
+  EXPECT_EQ(f.fleet->stats().no_actor_warnings, warnings);
+}
+
+// D5 (docs/reliability.md): an actor that hangs (registered, then silent) is forgotten after the
+// heartbeat timeout; what it sends later is refused until it registers again.
+TEST(FleetServer, ASilentActorIsForgottenAfterTheHeartbeatTimeout) {
+  FleetServerOptions o;
+  o.heartbeat_timeout_ms = 1000;
+  Fixture f(o);
+  fleet::RegisterReply reg;
+  ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
+  f.learner_run = reg.learner_run();
+  auto round = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  ASSERT_TRUE(test::wait_until([&] { return f.fleet->stats().ended_runs.count(kRun) > 0; }, std::chrono::seconds(20)));
+  EXPECT_EQ(f.fleet->stats().ended_runs.at(kRun), "silent for more than 1000 ms");
+  const auto late = f.upload(good_upload(1));
+  EXPECT_FALSE(late.accepted());
+  EXPECT_NE(late.reason().find("register again"), std::string::npos) << late.reason();
+  // Another actor (a new run) makes the round.
+  grpc::ClientContext ctx;
+  fleet::RegisterRequest req;
+  req.set_protocol(kFleetProtocolVersion);
+  req.set_actor_id(-1);
+  req.set_run_id(0x777);
+  req.set_spec_hash("feedfacefeedface");
+  ASSERT_TRUE(f.stub->Register(&ctx, req, &reg).ok());
+  fleet::TrajectoryUpload m = good_upload(1);
+  m.set_run_id(0x777);
+  m.set_learner_run(f.learner_run);
+  grpc::ClientContext c2;
+  fleet::UploadReply r;
+  ASSERT_TRUE(f.stub->Upload(&c2, m, &r).ok());
+  ASSERT_TRUE(r.accepted()) << r.reason();
+  ASSERT_TRUE(round.get().has_value());
+  EXPECT_EQ(f.fleet->stats().used_by_run.at(0x777), 1u);
 }
 
 // A CA, a learner certificate for localhost/127.0.0.1 and an actor certificate, made with the
