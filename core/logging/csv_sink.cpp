@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -88,25 +90,26 @@ CsvSink::CsvSink(std::filesystem::path path) : path_(std::move(path)) {
 
 CsvSink CsvSink::continued(std::filesystem::path path, std::int64_t step) {
   if (!std::filesystem::exists(path)) return CsvSink(std::move(path));
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("cannot read CSV log '{}' to continue it", path.string()));
-  std::string header;
-  if (!std::getline(in, header) || header.empty()) return CsvSink(std::move(path));  // nothing logged yet
-  CsvSink sink(path, std::move(header), in, step);
-  return sink;
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Rows are written whole and end with a line break: text after the last one was cut short
+  // by a crash mid-write.
+  content.erase(content.find_last_of('\n') == std::string::npos ? 0 : content.find_last_of('\n') + 1);
+  if (content.empty()) return CsvSink(std::move(path));  // not even a whole header
+  return CsvSink(std::move(path), content, step);
 }
 
-CsvSink::CsvSink(std::filesystem::path path, std::string header, std::istream& rows, std::int64_t step)
-    : path_(std::move(path)), columns_(split_cells(header)) {
+CsvSink::CsvSink(std::filesystem::path path, const std::string& content, std::int64_t step) : path_(std::move(path)) {
+  std::istringstream lines(content);
+  std::string header, line;
+  std::getline(lines, header);
+  columns_ = split_cells(header);
   const auto step_column = std::find(columns_.begin(), columns_.end(), "time/total_timesteps") - columns_.begin();
-  std::string text = header + "\n", line;
-  std::size_t dropped = 0;  // rows of lost work, and broken rows
-  while (std::getline(rows, line)) {
+  std::string text = header + "\n";
+  std::size_t dropped = 0;  // rows of work the checkpoint did not keep
+  while (std::getline(lines, line)) {
     const auto cells = split_cells(line);
-    if (cells.size() != columns_.size()) {  // a row cut short by a crash mid-write
-      ++dropped;
-      continue;
-    }
     if (static_cast<std::size_t>(step_column) < cells.size() && !cells[step_column].empty()) {
       std::int64_t row_step = 0;
       try {
@@ -124,10 +127,9 @@ CsvSink::CsvSink(std::filesystem::path path, std::string header, std::istream& r
     text += line;
     text += '\n';
   }
-  replace_contents(text);  // also when nothing was dropped: the file then surely ends a line
+  replace_contents(text);
   if (dropped > 0)
-    spdlog::info("{}: continuing from step {}; {} row(s) logged after it (or cut short) were dropped", path_.string(),
-                 step, dropped);
+    spdlog::info("{}: continuing from step {}; {} row(s) logged after it were dropped", path_.string(), step, dropped);
 }
 
 void CsvSink::rewrite_with_columns(std::size_t old_count) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <filesystem>
-#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -20,8 +19,8 @@ class CsvSink : public LogSink {
   explicit CsvSink(std::filesystem::path path);
   // Continues the log of a run that goes on from `step` (a resume): the existing file keeps its
   // header and the rows up to `step` (by their time/total_timesteps; the rows after it were
-  // logged by work the checkpoint did not keep and will be logged again), and new rows are
-  // appended. Without an existing file, as the constructor. Throws UserError naming the path
+  // logged by work the checkpoint did not keep and will be logged again; a last row cut short
+  // by a crash goes too), and new rows are appended. Without an existing file, as the constructor. Throws UserError naming the path
   // when the file cannot be read or rewritten.
   static CsvSink continued(std::filesystem::path path, std::int64_t step);
 
@@ -33,7 +32,7 @@ class CsvSink : public LogSink {
   const std::vector<std::string>& columns() const { return columns_; }
 
  private:
-  CsvSink(std::filesystem::path path, std::string header, std::istream& rows, std::int64_t step);
+  CsvSink(std::filesystem::path path, const std::string& content, std::int64_t step);
   void rewrite_with_columns(std::size_t old_count);
   // Writes `text` to a sibling and renames it over the file: a crash leaves the old one whole.
   void replace_contents(const std::string& text);
