@@ -111,7 +111,7 @@ TEST(Cli, BenchEnvPrintsJsonLinesWithBaselines) {
     else
       ++measured;
   }
-  EXPECT_EQ(measured, 7);  // raw loop, single env, sync x3, threaded x2
+  EXPECT_EQ(measured, 8);  // raw loop, single env, its NaN/Inf check, sync x3, threaded x2
   EXPECT_EQ(references, 3);
 }
 
