@@ -119,15 +119,17 @@ int physics_resets(const mjData* d) {
 
 StepResult MujocoEnv::do_step(ConstBytes action, Bytes obs) {
   const int resets_before = physics_resets(data_);
+  const double time_before = data_->time;
   StepResult r = step_task(action, obs);
   if (physics_resets(data_) != resets_before) {
     r.truncated = !r.terminated;
     mutable_info().set_scalar("physics_reset", 1.0);
     if (!warned_physics_reset_) {
       warned_physics_reset_ = true;
-      spdlog::warn("{}: the simulation became unstable at time {:.4g} (a bad position, velocity or acceleration; MuJoCo reset it); the "
-                   "episode is truncated (info physics_reset = 1). Further occurrences in this env are not logged.",
-                   id(), data_->time);
+      spdlog::warn("{}: the simulation became unstable in the step from time {:.4g} (a bad position, velocity or "
+                   "acceleration; MuJoCo reset it); the episode is truncated (info physics_reset = 1). Further "
+                   "occurrences in this env are not logged.",
+                   id(), time_before);
     }
   }
   return r;
@@ -195,6 +197,8 @@ void MujocoEnv::do_load_state(const nlohmann::json& state, Bytes obs) {
   } else {
     std::copy(warm.begin(), warm.end(), data_->qacc_warmstart);
     set_state(qpos, qvel);
+    // A state of the older format was saved mid-episode: its step had filled the contact forces.
+    if (!state.contains("qacc_warmstart")) mj_rnePostConstraint(model(), data_);
   }
   std::copy(act.begin(), act.end(), data_->act);
   std::copy(warm.begin(), warm.end(), data_->qacc_warmstart);
