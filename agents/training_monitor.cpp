@@ -23,6 +23,7 @@ TrainingMonitor::TrainingMonitor(const MonitorOptions& options)
     : options_(options),
       episodes_(options.start_episodes),
       next_dump_(options.start_step + options.log_every),
+      last_dump_(options.start_step),  // a continued run logged start_step already
       start_(std::chrono::steady_clock::now()) {
   if (!options_.log_dir.empty()) {
     const std::filesystem::path csv = std::filesystem::path(options_.log_dir) / "progress.csv";

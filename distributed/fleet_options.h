@@ -28,7 +28,7 @@ struct FleetServerOptions {
   std::int64_t heartbeat_timeout_ms = 15'000;  // an actor silent this long is forgotten
   std::int64_t max_wait_ms = 5'000;            // longest parameter long-poll
   std::int64_t finish_grace_ms = 3'000;         // after training, time for actors to hear that it is over
-  std::int64_t no_actor_warning_ms = 30'000;    // warn (and again after as long) while no actor is connected
+  std::int64_t no_actor_warning_ms = 30'000;    // warn (and again after as long) while no actor is connected; 0: never
   int queue_capacity = 0;                      // trajectories waiting for the learner (0: 2 rounds)
   std::string port_file;                       // written with the bound port once listening
   std::string stats_file;                      // JSON counters, rewritten as they change (tests, tools)

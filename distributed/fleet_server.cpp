@@ -69,6 +69,7 @@ class FleetSource : public TrajectorySource {
   // The learner can only wait for actors to (re)connect; say so, every no_actor_warning_ms, so
   // that a fleet that died or never started is noticed.
   void warn_while_no_actor(FleetClock::time_point& quiet_since) {
+    if (s_->options.no_actor_warning_ms <= 0) return;
     if (s_->live_runs() > 0) {
       quiet_since = FleetClock::now();
       return;

@@ -56,7 +56,10 @@ class FleetService final : public fleet::Fleet::Service {
         }
       }
       auto& run = s_.runs[req->run_id()];
-      run = {actor, req->host(), FleetClock::now(), false};
+      run = {};  // a run id registering again starts afresh
+      run.actor = actor;
+      run.host = req->host();
+      run.last_seen = FleetClock::now();
       ++s_.stats.registrations;
     }
     spdlog::info("fleet: actor {} registered (run {:016x}, {})", actor, req->run_id(), req->host());

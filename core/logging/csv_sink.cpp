@@ -1,6 +1,7 @@
 #include "core/logging/csv_sink.h"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -106,20 +107,21 @@ CsvSink::CsvSink(std::filesystem::path path, const std::string& content, std::in
   std::getline(lines, header);
   columns_ = split_cells(header);
   const auto step_column = std::find(columns_.begin(), columns_.end(), "time/total_timesteps") - columns_.begin();
+  if (step_column == static_cast<std::ptrdiff_t>(columns_.size()))
+    spdlog::warn("{}: no time/total_timesteps column; continuing after its rows, none dropped", path_.string());
   std::string text = header + "\n";
   std::size_t dropped = 0;  // rows of work the checkpoint did not keep
   while (std::getline(lines, line)) {
     const auto cells = split_cells(line);
     if (static_cast<std::size_t>(step_column) < cells.size() && !cells[step_column].empty()) {
-      std::int64_t row_step = 0;
-      try {
-        row_step = std::stoll(cells[step_column]);
-      } catch (const std::exception&) {
+      const std::string& cell = cells[step_column];
+      double row_step = 0;  // written as an integer; a number in another notation is accepted
+      const auto [end, error] = std::from_chars(cell.data(), cell.data() + cell.size(), row_step);
+      if (error != std::errc() || end != cell.data() + cell.size())
         throw UserError(fmt::format("CSV log '{}': time/total_timesteps '{}' is not a step number; move the file "
                                     "away to start a new log",
-                                    path_.string(), cells[step_column]));
-      }
-      if (row_step > step) {
+                                    path_.string(), cell));
+      if (row_step > static_cast<double>(step)) {
         ++dropped;
         continue;
       }

@@ -111,17 +111,20 @@ void MujocoEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {
 }
 
 namespace {
-// How often MuJoCo found a bad position, velocity or acceleration and reset the data.
-int physics_resets(const mjData* d) {
-  return d->warning[mjWARN_BADQPOS].number + d->warning[mjWARN_BADQVEL].number + d->warning[mjWARN_BADQACC].number;
-}
+// The warnings MuJoCo raises when it finds a bad position, velocity or acceleration; it then
+// resets the data (which clears every warning counter, then counts the one that fired).
+constexpr int kResetWarnings[] = {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC};
 }  // namespace
 
 StepResult MujocoEnv::do_step(ConstBytes action, Bytes obs) {
-  const int resets_before = physics_resets(data_);
+  for (const int w : kResetWarnings) data_->warning[w].number = 0;
   const double time_before = data_->time;
   StepResult r = step_task(action, obs);
-  if (physics_resets(data_) != resets_before) {
+  bool reset = false;
+  for (const int w : kResetWarnings) reset = reset || data_->warning[w].number > 0;
+  if (reset) {
+    // The task compared positions across MuJoCo's reset: its reward means nothing.
+    r.reward = 0.0;
     r.truncated = !r.terminated;
     mutable_info().set_scalar("physics_reset", 1.0);
     if (!warned_physics_reset_) {

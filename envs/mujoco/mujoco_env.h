@@ -11,9 +11,11 @@
 // calls simulate()); ObservationLayout helps assemble observations from slices of mjData.
 //
 // Instability: when a step makes a position, velocity or acceleration NaN or huge, MuJoCo warns
-// (mjWARN_BADQPOS/BADQVEL/BADQACC) and resets the data to the model's initial state by itself. The episode must not continue as if
-// nothing happened: that step is truncated (unless it terminated), info scalar
-// "physics_reset" = 1 marks it, and the first occurrence per env is logged.
+// (mjWARN_BADQPOS/BADQVEL/BADQACC) and resets the data to the model's initial state by itself.
+// The episode must not continue as if nothing happened: that step is truncated (unless it
+// terminated), its reward is 0 (the task's would compare positions across the reset), info
+// scalar "physics_reset" = 1 marks it, and the first occurrence per env is logged. MuJoCo's own
+// warning text goes to rlzoo's log (mju_user_warning), not to stdout or MUJOCO_LOG.TXT.
 // `rlzoo env replay` uses get_state()/set_state(): the state is qpos followed by qvel.
 #pragma once
 
@@ -83,7 +85,7 @@ class MujocoEnv : public Env, public StateAccess {
   // them, as Gymnasium's do. A saved state therefore carries this origin, and loading replays
   // the last mj_step from it so that every derived quantity is restored bit for bit.
   struct StepOrigin {
-    bool valid = false;  // false after a reset or set_state: derived quantities are current
+    bool valid = false;  // false after a reset or set_state (mj_forward ran on the current state)
     double time = 0;
     std::vector<double> qpos, qvel, act, qacc_warmstart;
   };

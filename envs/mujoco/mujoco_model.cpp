@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <spdlog/spdlog.h>
+#include <string_view>
 
 #include "core/common/error.h"
 #include "envs/mujoco/assets.h"
@@ -48,6 +50,17 @@ mjModel* load_file(const std::string& path) {
   return m;
 }
 
+// MuJoCo's warnings go to rlzoo's log instead of stdout and ./MUJOCO_LOG.TXT. Those about an
+// unstable state (MuJoCo then resets the data) are reported by MujocoEnv::do_step with the env
+// named, once per env; here they are debug lines.
+void log_mujoco_warning(const char* message) {
+  const std::string_view m(message);
+  if (m.find("unstable") != std::string_view::npos && m.find("CTRL") == std::string_view::npos)
+    spdlog::debug("mujoco: {}", m);
+  else
+    spdlog::warn("mujoco: {}", m);
+}
+
 }  // namespace
 
 std::shared_ptr<const MujocoModel> load_mujoco_model(const std::string& model_path, const std::string& asset) {
@@ -55,6 +68,7 @@ std::shared_ptr<const MujocoModel> load_mujoco_model(const std::string& model_pa
   static std::map<std::string, std::weak_ptr<const MujocoModel>> cache;
   const std::string key = model_path.empty() ? "rlzoo:" + asset : std::filesystem::absolute(model_path).string();
   std::lock_guard lock(mutex);
+  mju_user_warning = log_mujoco_warning;  // before any mjData of this process steps
   if (auto cached = cache[key].lock()) return cached;
   mjModel* m = model_path.empty() ? load_asset(asset) : load_file(model_path);
   auto model = std::make_shared<const MujocoModel>(m, key);

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -87,9 +88,13 @@ TEST(TrainInterrupt, SigkillWhileCheckpointingAlwaysLeavesAResumableRun) {
   }
 }
 
-// The rows of a progress.csv: column name -> values, in row order (empty cells skipped).
+// The rows of a progress.csv: column name -> values, in row order (empty cells skipped). A last
+// line still being written (no line break yet) is left out.
 std::map<std::string, std::vector<double>> read_progress(const fs::path& path) {
-  std::ifstream in(path);
+  std::ifstream file(path);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  text.erase(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+  std::istringstream in(text);
   std::string line;
   std::vector<std::string> header;
   std::map<std::string, std::vector<double>> columns;

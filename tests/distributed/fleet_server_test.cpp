@@ -4,11 +4,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cmath>
+#include <csignal>
 #include <future>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
 
+#include "core/runtime/stop.h"
 #include "distributed/fleet_auth.h"
 #include "distributed/fleet_server.h"
 #include "distributed/fleet_wire.h"
@@ -222,6 +224,19 @@ TEST(FleetServer, ARunRegisteredAgainEndsTheOldOneAndItsQueuedTrajectoriesAreDro
   EXPECT_NE(s.ended_runs.at(kRun).find("registered again"), std::string::npos);
 }
 
+// Ends a next_round() still waiting when a test stops early (a failed ASSERT): the future's
+// destructor would otherwise wait for it until ctest's timeout. The round sees SIGINT as a stop.
+struct EndWaitingRound {
+  std::future<std::optional<Trajectory>>& round;
+  ~EndWaitingRound() {
+    if (!round.valid() || round.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return;
+    SignalStop handlers;
+    std::raise(SIGINT);
+    round.wait();
+    clear_signal_stop();
+  }
+};
+
 // D3 (docs/reliability.md): while no actor is connected the learner can only wait; it says so
 // again and again, and takes the round as soon as an actor brings it.
 TEST(FleetServer, TheLearnerWarnsWhileNoActorIsConnected) {
@@ -229,6 +244,7 @@ TEST(FleetServer, TheLearnerWarnsWhileNoActorIsConnected) {
   o.no_actor_warning_ms = 100;
   Fixture f(o);
   auto round = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  EndWaitingRound end_round{round};
   ASSERT_TRUE(test::wait_until([&] { return f.fleet->stats().no_actor_warnings >= 2; }, std::chrono::seconds(10)));
   fleet::RegisterReply reg;
   ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
@@ -238,6 +254,7 @@ TEST(FleetServer, TheLearnerWarnsWhileNoActorIsConnected) {
   // With an actor connected, waiting for the next round does not warn.
   const auto warnings = f.fleet->stats().no_actor_warnings;
   auto next = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  EndWaitingRound end_next{next};
   ASSERT_TRUE(f.upload([] {
                  auto m = good_upload(1);
                  m.set_sequence(1);
@@ -252,14 +269,15 @@ TEST(FleetServer, TheLearnerWarnsWhileNoActorIsConnected) {
 // heartbeat timeout; what it sends later is refused until it registers again.
 TEST(FleetServer, ASilentActorIsForgottenAfterTheHeartbeatTimeout) {
   FleetServerOptions o;
-  o.heartbeat_timeout_ms = 1000;
+  o.heartbeat_timeout_ms = 3000;  // room for the second run's register and upload on a loaded machine
   Fixture f(o);
   fleet::RegisterReply reg;
   ASSERT_TRUE(f.call_register("", kFleetProtocolVersion, "feedfacefeedface", reg).ok());
   f.learner_run = reg.learner_run();
   auto round = std::async(std::launch::async, [&] { return f.source->next_round(); });
+  EndWaitingRound end_round{round};
   ASSERT_TRUE(test::wait_until([&] { return f.fleet->stats().ended_runs.count(kRun) > 0; }, std::chrono::seconds(20)));
-  EXPECT_EQ(f.fleet->stats().ended_runs.at(kRun), "silent for more than 1000 ms");
+  EXPECT_EQ(f.fleet->stats().ended_runs.at(kRun), "silent for more than 3000 ms");
   const auto late = f.upload(good_upload(1));
   EXPECT_FALSE(late.accepted());
   EXPECT_NE(late.reason().find("register again"), std::string::npos) << late.reason();

@@ -410,11 +410,13 @@ TEST_F(MujocoTasks, AnUnstableStepIsTruncatedAndMarkedAsAPhysicsReset) {
   EXPECT_FALSE(bad.terminated);
   EXPECT_EQ(env->info().scalar("physics_reset"), 1.0);
   EXPECT_EQ(obs[0], 0.0);  // MuJoCo's reset: the initial position
-  EXPECT_TRUE(std::isfinite(bad.reward));
-  // A new episode runs normally.
+  EXPECT_EQ(bad.reward, 0.0);  // not a difference of positions across MuJoCo's reset
+  // A new episode runs normally, and a second instability is caught as well.
   env->reset(std::nullopt, o);
   EXPECT_FALSE(env->step(std::span<const float>(gentle), o).truncated);
   EXPECT_FALSE(env->info().scalar("physics_reset").has_value());
+  EXPECT_TRUE(env->step(std::span<const float>(huge), o).truncated);
+  EXPECT_EQ(env->info().scalar("physics_reset"), 1.0);
 }
 
 }  // namespace
