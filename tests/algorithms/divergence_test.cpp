@@ -61,17 +61,30 @@ class Divergence : public ::testing::Test {
   }
 };
 
-// Trains until the error; returns its message. Checkpoints every 256 steps into `root`.
-std::string train_until_diverged(Agent& agent, const fs::path& root) {
-  agent.set_progress_bar(false);
+struct DivergedRun {
+  std::unique_ptr<Agent> agent;
+  fs::path root;        // its checkpoints, every 256 steps
+  std::string message;  // of the TrainingDiverged that ended it
+};
+
+// An `algo` agent on Overflow-v0 whose rewards overflow from env step `overflow_at`, trained
+// until the error.
+DivergedRun train_until_diverged(const std::string& algo, int overflow_at, const std::vector<std::string>& overrides) {
+  OverflowEnv::steps = 0;
+  OverflowEnv::overflow_at = overflow_at;
+  DivergedRun run;
+  run.root = fs::path(test::make_temp_dir("rlzoo-diverge-" + algo)) / "checkpoints";
+  run.agent = make_agent(algo, "Overflow-v0", overrides);
+  run.agent->set_progress_bar(false);
   CallbackList callbacks;
-  callbacks.add(std::make_unique<CheckpointCallback>(root.string(), 256, 3));
+  callbacks.add(std::make_unique<CheckpointCallback>(run.root.string(), 256, 3));
+  run.message = "<no TrainingDiverged>";
   try {
-    agent.learn(100'000, &callbacks);
+    run.agent->learn(100'000, &callbacks);
   } catch (const TrainingDiverged& e) {
-    return e.what();
+    run.message = e.what();
   }
-  return "<no TrainingDiverged>";
+  return run;
 }
 
 // The latest checkpoint loads and acts, and every parameter in it is finite.
@@ -89,14 +102,10 @@ void expect_good_latest_checkpoint(const fs::path& root, std::int64_t before_ste
 }
 
 TEST_F(Divergence, DqnStopsNamingTheStepAndKeepsTheLastGoodCheckpoint) {
-  OverflowEnv::steps = 0;
-  OverflowEnv::overflow_at = 1000;
-  const fs::path root = fs::path(test::make_temp_dir("rlzoo-diverge-dqn")) / "checkpoints";
-  auto agent = make_agent("dqn", "Overflow-v0",
-                          {"seed=3", "n_timesteps=100000", "hyperparams.learning_starts=100", "hyperparams.train_freq=4",
-                           "hyperparams.batch_size=16", "hyperparams.buffer_size=5000",
-                           "hyperparams.policy.hidden=[16]", "runtime.actors=0"});
-  const std::string message = train_until_diverged(*agent, root);
+  const auto [agent, root, message] = train_until_diverged(
+      "dqn", 1000,
+      {"seed=3", "n_timesteps=100000", "hyperparams.learning_starts=100", "hyperparams.train_freq=4",
+       "hyperparams.batch_size=16", "hyperparams.buffer_size=5000", "hyperparams.policy.hidden=[16]", "runtime.actors=0"});
   EXPECT_THAT(message, AllOf(HasSubstr("training diverged at step"), HasSubstr("DQN gradient step"),
                              HasSubstr("the loss is inf"), HasSubstr("checkpoints saved so far are intact")));
   // It stopped within a few updates of the first overflowing reward entering a batch.
@@ -143,13 +152,10 @@ TEST_F(Divergence, ANonFiniteParameterIsNeverCheckpointedAndTheStepIsNamed) {
 }
 
 TEST_F(Divergence, PpoStopsNamingTheStepAndKeepsTheLastGoodCheckpoint) {
-  OverflowEnv::steps = 0;
-  OverflowEnv::overflow_at = 1200;
-  const fs::path root = fs::path(test::make_temp_dir("rlzoo-diverge-ppo")) / "checkpoints";
-  auto agent = make_agent("ppo", "Overflow-v0",
-                          {"seed=3", "n_timesteps=100000", "hyperparams.n_envs=2", "hyperparams.n_steps=128",
-                           "hyperparams.batch_size=64", "hyperparams.n_epochs=2", "hyperparams.policy.hidden=[16]"});
-  const std::string message = train_until_diverged(*agent, root);
+  const auto [agent, root, message] = train_until_diverged(
+      "ppo", 1200,
+      {"seed=3", "n_timesteps=100000", "hyperparams.n_envs=2", "hyperparams.n_steps=128", "hyperparams.batch_size=64",
+       "hyperparams.n_epochs=2", "hyperparams.policy.hidden=[16]"});
   EXPECT_THAT(message, AllOf(HasSubstr("training diverged at step"), HasSubstr("PPO gradient step")));
   // The rollout that holds the overflow (steps 1024..1280) is the one that stops it.
   EXPECT_EQ(agent->num_timesteps(), 1280);
