@@ -229,17 +229,20 @@ TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
                              "n_timesteps=100000"},
                             test::source_dir(), (dir / "launch.log").string());
   // Find actor 1's pid in the launcher's log once training runs, and kill it.
-  std::smatch m;
+  // The pid is copied out of the match: a match points into the log text it was made on.
+  std::string pid;
   const std::regex started("actor1 started \\(pid ([0-9]+)\\)");
   ASSERT_TRUE(test::wait_until(
       [&] {
         const std::string log = read(dir / "launch.log");
-        return std::regex_search(log, m, started) && read(dir / "logs" / "learner.log").find("actor 1 registered") !=
-                                                          std::string::npos;
+        std::smatch m;
+        if (!std::regex_search(log, m, started)) return false;
+        pid = m[1];
+        return read(dir / "logs" / "learner.log").find("actor 1 registered") != std::string::npos;
       },
       60s))
       << read(dir / "launch.log");
-  ASSERT_EQ(kill(std::stoi(m[1]), SIGKILL), 0);
+  ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
   const int status = launch.wait(300s);
   const std::string log = read(dir / "launch.log");
   ASSERT_TRUE(exited_ok(status)) << log;
