@@ -31,6 +31,8 @@
 namespace rlzoo {
 
 // Per-call extras for act(). Unset tensors are simply absent.
+class Logger;
+
 struct ActOptions {
   bool deterministic = true;
   torch::Tensor action_mask;     // [B, n] bool: legal actions (Discrete)
@@ -115,6 +117,10 @@ class Agent {
   const std::string& log_dir() const { return log_dir_; }
   void set_progress_bar(bool on) { progress_bar_ = on; }
   bool progress_bar() const { return progress_bar_; }
+  // The logger of the learn() call in progress (its TrainingMonitor's; null outside learn()),
+  // for callbacks that report figures of their own, as EvalCallback does with eval/*.
+  Logger* training_logger() const { return training_logger_; }
+  void set_training_logger(Logger* logger) { training_logger_ = logger; }
 
   // The deterministic policy as the exporters rebuild it (agents/export/, `rlzoo export`):
   // nothing for algorithms whose acting network has no exporter (their registry entry then
@@ -140,6 +146,7 @@ class Agent {
   std::shared_ptr<RemoteFleet> remote_fleet_;
   std::string log_dir_;
   bool progress_bar_ = true;
+  Logger* training_logger_ = nullptr;
   std::int64_t num_episodes_ = 0;
 };
 

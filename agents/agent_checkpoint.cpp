@@ -11,6 +11,8 @@
 
 #include "core/checkpoint/manager.h"
 #include "core/config/yaml_io.h"
+#include "core/config/device_name.h"
+#include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/version.h"
 
@@ -93,7 +95,15 @@ AgentSetup saved_setup(const CheckpointReader& reader, const std::vector<std::st
   YAML::Node root = load_yaml_string(reader.read("preset.yaml"), source);
   ConfigContext ctx(source);
   for (const auto& o : overrides) apply_override(root, o, ctx);
-  return parse_preset(root, ctx);
+  AgentSetup setup = parse_preset(root, ctx);
+  // An agent trained on a GPU still loads (to evaluate, export or resume) where there is none.
+  const auto device = parse_device_name(setup.preset.device);
+  if (device && device->kind == DeviceName::Kind::cuda && !cuda_usable()) {
+    spdlog::warn("{}: trained on device '{}', which this machine does not have; loading it on the CPU",
+                 reader.dir().string(), setup.preset.device);
+    setup.preset.device = "cpu";
+  }
+  return setup;
 }
 
 void add_training_envs(CheckpointWriter& writer, const VectorEnv* envs) {

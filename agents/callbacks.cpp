@@ -8,6 +8,7 @@
 
 #include "agents/agent.h"
 #include "core/checkpoint/manager.h"
+#include "core/logging/logger.h"
 
 namespace rlzoo {
 
@@ -68,6 +69,12 @@ bool EvalCallback::on_step(Agent& agent, std::int64_t num_timesteps) {
   spdlog::info("eval at {} steps: mean return {:.2f} +/- {:.2f} over {} episodes", num_timesteps, mean, r.std_return(),
                episodes_);
   if (!agent.log_dir().empty()) append_evaluation(agent, num_timesteps, r);
+  if (Logger* log = agent.training_logger()) {  // as SB3's EvalCallback: logged and dumped at this step
+    log->record("eval/mean_reward", mean);
+    log->record("eval/mean_ep_length", r.mean_length());
+    log->record_excluded("time/total_timesteps", num_timesteps, {"tensorboard"});
+    log->dump(num_timesteps);
+  }
   if (mean > best_) {
     best_ = mean;
     if (!best_dir_.empty()) agent.save(best_dir_);

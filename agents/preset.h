@@ -4,6 +4,7 @@
 //   env: CartPole-v1
 //   n_timesteps: 100000
 //   seed: 0
+//   device: cpu                 # or cuda, cuda:N, auto (core/torch/device.h)
 //   runtime: {actors: 2}        # parallel actor threads (core/runtime/runtime_config.h)
 //   hyperparams: {...}          # validated by the algorithm's own config struct
 #pragma once
@@ -12,6 +13,7 @@
 #include <string>
 #include <yaml-cpp/yaml.h>
 
+#include "core/config/device_name.h"
 #include "core/config/schema.h"
 #include "core/runtime/runtime_config.h"
 
@@ -45,6 +47,7 @@ struct PresetConfig {
   std::int64_t n_timesteps = 100'000;
   std::int64_t seed = 0;
   int torch_threads = 1;
+  std::string device = "cpu";
   std::int64_t log_every = 10'000;
   EvalSettings eval;
   CheckpointSettings checkpoint;
@@ -58,6 +61,10 @@ struct PresetConfig {
     f("n_timesteps", &PresetConfig::n_timesteps, "env steps to train for", Bound::at_least(1));
     f("seed", &PresetConfig::seed, "seed of envs, networks and sampling", Bound::at_least(0));
     f("torch_threads", &PresetConfig::torch_threads, "LibTorch/BLAS threads of the learner", Bound::at_least(1));
+    f("device", &PresetConfig::device,
+      "where the learner's networks, optimiser state and training batches live: cpu, cuda, cuda:N, or auto (cuda "
+      "where LibTorch has a GPU); envs always step on the CPU");
+    f.check("device", [](const PresetConfig& c) { return device_name_problem(c.device); });
     f("log_every", &PresetConfig::log_every, "env steps between log dumps", Bound::at_least(1));
     f("eval", &PresetConfig::eval, "periodic evaluation during training");
     f("checkpoint", &PresetConfig::checkpoint, "periodic checkpoints");

@@ -56,7 +56,9 @@ MonitorOptions options_for(const Agent& agent, std::int64_t end, std::int64_t lo
 TrainingMonitor::TrainingMonitor(const Agent& agent, std::int64_t end, std::int64_t log_every)
     : TrainingMonitor(options_for(agent, end, log_every)) {}
 
-TrainingMonitor::~TrainingMonitor() = default;
+TrainingMonitor::~TrainingMonitor() {
+  if (agent_ != nullptr && agent_->training_logger() == &logger_) agent_->set_training_logger(nullptr);
+}
 
 double TrainingMonitor::mean_recent_return() const { return mean_of(returns_); }
 
@@ -68,6 +70,10 @@ bool TrainingMonitor::after_step(Agent& agent, const VectorEnv& venv, std::int64
 
 bool TrainingMonitor::after_step(Agent& agent, const StepEpisodes& step, std::int64_t num_timesteps,
                                  CallbackList* callbacks) {
+  if (agent_ != &agent) {  // callbacks report through agent.training_logger()
+    agent_ = &agent;
+    agent.set_training_logger(&logger_);
+  }
   for (std::size_t i = 0; i < step.terminated.size(); ++i) {
     if (!step.terminated[i] && !step.truncated[i]) continue;
     returns_.push_back(step.returns[i]);

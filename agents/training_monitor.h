@@ -62,6 +62,7 @@ class TrainingMonitor {
   void dump(std::int64_t num_timesteps);
   MonitorOptions options_;
   Logger logger_;
+  Agent* agent_ = nullptr;  // whose training_logger() is logger_ (cleared when this ends)
   std::unique_ptr<ProgressBar> progress_;
   std::deque<double> returns_;
   std::deque<double> lengths_;

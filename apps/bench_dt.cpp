@@ -11,6 +11,7 @@
 
 #include "agents/agent.h"
 #include "agents/datasets/dataset_writer.h"
+#include "apps/bench_dt.h"
 #include "apps/bench_util.h"
 #include "apps/commands.h"
 #include "core/common/rng.h"
@@ -25,33 +26,6 @@ struct DtBenchOptions {
   double seconds = 10;
   int repeats = 3;
 };
-
-std::string synthetic_dataset(const std::string& env_id) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / fmt::format("rlzoo-bench-dt-{}", env_id);
-  auto env = make_env(env_id);
-  const Space& obs = env->observation_space();
-  const Space& act = env->action_space();
-  data::DatasetWriter out(dir, env_id, obs, act, {{"made_by", "rlzoo bench dt (synthetic)"}},
-                          data::WriterOptions{.overwrite = true});
-  Rng rng(1);
-  for (int ep = 0; ep < 20; ++ep) {
-    data::EpisodeData e;
-    const std::int64_t T = 1000;
-    e.observations.resize(static_cast<std::size_t>(T) * obs.byte_size());
-    e.actions.resize(static_cast<std::size_t>(T) * act.byte_size());
-    for (std::int64_t t = 0; t < T; ++t) {
-      // Random in-bounds values are fine for timing.
-      act.sample(rng, Bytes(e.actions.data() + t * static_cast<std::int64_t>(act.byte_size()), act.byte_size()));
-      obs.sample(rng, Bytes(e.observations.data() + t * static_cast<std::int64_t>(obs.byte_size()), obs.byte_size()));
-      e.rewards.push_back(static_cast<float>(rng.uniform(0.0, 3.0)));
-    }
-    e.truncated = true;
-    out.add(e);
-  }
-  out.close();
-  return dir.string();
-}
 
 double train_rate(const std::string& algo, const std::string& env, const std::string& data, int threads,
                   const DtBenchOptions& o) {
@@ -91,7 +65,7 @@ std::pair<double, double> act_rates(const std::string& env_id, const std::string
 }
 
 void run(const DtBenchOptions& o) {
-  const std::string data = synthetic_dataset(o.env);
+  const std::string data = synthetic_dt_dataset(o.env);
   for (int threads : {1, 2}) {
     const double bc = train_rate("bc", o.env, data, threads, o);
     print_bench_line(fmt::format("dt/bc/{}/threads_{}/train_samples_per_s", o.env, threads), bc, "windows/s", nullptr,
@@ -109,6 +83,33 @@ void run(const DtBenchOptions& o) {
 }
 
 }  // namespace
+
+std::string synthetic_dt_dataset(const std::string& env_id) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rlzoo-bench-dt-{}", env_id);
+  auto env = make_env(env_id);
+  const Space& obs = env->observation_space();
+  const Space& act = env->action_space();
+  data::DatasetWriter out(dir, env_id, obs, act, {{"made_by", "rlzoo bench dt (synthetic)"}},
+                          data::WriterOptions{.overwrite = true});
+  Rng rng(1);
+  for (int ep = 0; ep < 20; ++ep) {
+    data::EpisodeData e;
+    const std::int64_t T = 1000;
+    e.observations.resize(static_cast<std::size_t>(T) * obs.byte_size());
+    e.actions.resize(static_cast<std::size_t>(T) * act.byte_size());
+    for (std::int64_t t = 0; t < T; ++t) {
+      // Random in-bounds values are fine for timing.
+      act.sample(rng, Bytes(e.actions.data() + t * static_cast<std::int64_t>(act.byte_size()), act.byte_size()));
+      obs.sample(rng, Bytes(e.observations.data() + t * static_cast<std::int64_t>(obs.byte_size()), obs.byte_size()));
+      e.rewards.push_back(static_cast<float>(rng.uniform(0.0, 3.0)));
+    }
+    e.truncated = true;
+    out.add(e);
+  }
+  out.close();
+  return dir.string();
+}
 
 void add_dt_bench_command(CLI::App& bench) {
   auto o = std::make_shared<DtBenchOptions>();

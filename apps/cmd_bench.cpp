@@ -14,6 +14,7 @@ void add_runtime_bench_command(CLI::App& bench);
 void add_doudizhu_bench_command(CLI::App& bench);
 void add_secbad_bench_command(CLI::App& bench);
 void add_dt_bench_command(CLI::App& bench);
+void add_gpu_bench_command(CLI::App& bench);
 #endif
 #if defined(RLZOO_WITH_TORCH) && defined(RLZOO_WITH_GRPC)
 void add_distributed_bench_command(CLI::App& bench);
@@ -33,6 +34,7 @@ void add_bench_commands(CLI::App& app) {
   add_doudizhu_bench_command(*bench);
   add_secbad_bench_command(*bench);
   add_dt_bench_command(*bench);
+  add_gpu_bench_command(*bench);
 #endif
 #if defined(RLZOO_WITH_TORCH) && defined(RLZOO_WITH_GRPC)
   add_distributed_bench_command(*bench);

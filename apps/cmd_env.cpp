@@ -84,7 +84,7 @@ void add_env_commands(CLI::App& app) {
 
   auto* check = env->add_subcommand(
       "check",
-      "Run the conformance checks on registered envs (spaces, seeding, episode ends, statistics, masks); "
+      "Run the conformance checks on registered envs (spaces, seeding, episode ends, statistics, masks, saved states); "
       "exit status 1 when one fails");
   auto co = std::make_shared<CheckOptions>();
   check->add_option("ids", co->ids, "Env ids, e.g. CartPole-v1");

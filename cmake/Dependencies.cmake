@@ -17,6 +17,21 @@ if(RLZOO_WITH_TORCH)
   if(NOT Torch_FOUND)
     message(WARNING "LibTorch not found: building without agents and algorithms (RLZOO_WITH_TORCH=OFF)")
     set(RLZOO_WITH_TORCH OFF CACHE BOOL "" FORCE)
+  elseif(Torch_VERSION)
+    # The supported LibTorch builds: Debian 12's 1.13 (CPU; what CI builds and tests) and the
+    # 2.x inside a PyTorch installation (scripts/gpu-build); their API differences are in
+    # core/torch/compat.h. Others may build, but nothing tests them.
+    if(NOT (Torch_VERSION VERSION_GREATER_EQUAL 1.13 AND Torch_VERSION VERSION_LESS 1.14) AND
+       NOT (Torch_VERSION VERSION_GREATER_EQUAL 2.0 AND Torch_VERSION VERSION_LESS 3.0))
+      if(RLZOO_ALLOW_UNTESTED_TORCH)
+        message(WARNING "LibTorch ${Torch_VERSION} is not a supported version (1.13.x or 2.x); building anyway")
+      else()
+        message(FATAL_ERROR "LibTorch ${Torch_VERSION} found (${Torch_DIR}); rlzoo supports 1.13.x (Debian 12) and "
+                            "2.x (a PyTorch installation). Point CMAKE_PREFIX_PATH at one of those, or pass "
+                            "-DRLZOO_ALLOW_UNTESTED_TORCH=ON to try this one.")
+      endif()
+    endif()
+    message(STATUS "LibTorch ${Torch_VERSION} (${Torch_DIR})")
   endif()
 endif()
 

@@ -25,6 +25,16 @@ add_library(rlzoo_package INTERFACE)
 set_target_properties(rlzoo_package PROPERTIES EXPORT_NAME rlzoo)
 target_link_libraries(rlzoo_package INTERFACE ${rlzoo_libraries})
 add_library(rlzoo::rlzoo ALIAS rlzoo_package)  # the same name inside this build
+# A sanitizer build's libraries call the sanitizer runtime, so whoever links them must link it
+# too; the users' own code is then checked as well.
+if(RLZOO_ASAN)
+  target_compile_options(rlzoo_package INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer)
+  target_link_options(rlzoo_package INTERFACE -fsanitize=address,undefined)
+endif()
+if(RLZOO_TSAN)
+  target_compile_options(rlzoo_package INTERFACE -fsanitize=thread)
+  target_link_options(rlzoo_package INTERFACE -fsanitize=thread)
+endif()
 
 install(TARGETS ${rlzoo_libraries} rlzoo_package EXPORT rlzooTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -22,9 +22,25 @@ namespace {
 torch::Tensor storage_for(const torch::Tensor& row, std::int64_t n_steps) {
   std::vector<std::int64_t> sizes{n_steps};
   for (auto d : row.sizes()) sizes.push_back(d);
-  return torch::zeros(sizes, row.options());
+  return torch::zeros(sizes, row.options().device(torch::kCPU));
 }
+
+torch::Tensor on(const torch::Tensor& t, const torch::Device& device) { return t.defined() ? t.to(device) : t; }
 }  // namespace
+
+RolloutBuffer::Batch RolloutBuffer::Batch::to(const torch::Device& device) const {
+  Batch b;
+  for (const auto& o : obs) b.obs.push_back(on(o, device));
+  b.actions = on(actions, device);
+  b.old_values = on(old_values, device);
+  b.old_log_probs = on(old_log_probs, device);
+  b.advantages = on(advantages, device);
+  b.returns = on(returns, device);
+  b.action_masks = on(action_masks, device);
+  b.episode_starts = on(episode_starts, device);
+  b.initial_state = on(initial_state, device);
+  return b;
+}
 
 void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
                         const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& values,
@@ -56,7 +72,7 @@ void RolloutBuffer::compute_returns_and_advantages(const torch::Tensor& last_val
   auto d = dones_.accessor<float, 2>();
   auto v = values_.accessor<float, 2>();
   auto adv = advantages_.accessor<float, 2>();
-  auto last = last_values.contiguous();
+  auto last = last_values.to(torch::kCPU, torch::kFloat32).contiguous();
   const float* lv = last.data_ptr<float>();
   for (std::int64_t i = 0; i < n_envs_; ++i) {
     double gae = 0.0;

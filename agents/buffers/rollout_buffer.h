@@ -28,6 +28,8 @@ class RolloutBuffer {
     // sequence_minibatches() only: the rows are T steps of E envs, time-major (row t * E + e).
     torch::Tensor episode_starts;    // [T, E] bool
     torch::Tensor initial_state;     // the policy's state of the E envs before step 0
+    // The same batch on `device` (the buffer itself always stays on the CPU).
+    Batch to(const torch::Device& device) const;
   };
 
   RolloutBuffer(std::int64_t n_steps, std::int64_t n_envs);
@@ -37,15 +39,16 @@ class RolloutBuffer {
   bool full() const { return pos_ == n_steps_; }
   void reset() { pos_ = 0; }
 
-  // One vector-env step. obs: per field [N, ...] (already preprocessed); actions [N] or
-  // [N, d] as sampled (unclipped); rewards, dones (0/1), values, log_probs: [N];
-  // episode_starts [N] bool (recurrent policies: the observation starts an episode).
+  // One vector-env step, copied to the CPU from whatever device the inputs are on. obs: per
+  // field [N, ...] (already preprocessed); actions [N] or [N, d] as sampled (unclipped);
+  // rewards, dones (0/1), values, log_probs: [N]; episode_starts [N] bool (recurrent
+  // policies: the observation starts an episode).
   void add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& rewards,
            const torch::Tensor& dones, const torch::Tensor& values, const torch::Tensor& log_probs,
            const torch::Tensor& action_masks = {}, const torch::Tensor& episode_starts = {});
   // Recurrent policies: the state of the N envs before this rollout's first step, with the
   // batch at dimension 2 (ActorCritic's layout [S, layers, N, hidden]). Call after reset().
-  void set_initial_state(const torch::Tensor& state) { initial_state_ = state.clone(); }
+  void set_initial_state(const torch::Tensor& state) { initial_state_ = state.cpu().clone(); }
 
   // GAE over the full buffer; last_values: V of the observations after the last step [N].
   void compute_returns_and_advantages(const torch::Tensor& last_values, double gamma, double gae_lambda);

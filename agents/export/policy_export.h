@@ -46,7 +46,7 @@ struct PolicyExport {
   std::int64_t discrete_action_offset = 0;
 };
 
-// Detached copies of a module's parameters and buffers with their qualified names.
+// Detached CPU copies of a module's parameters and buffers with their qualified names.
 std::vector<std::pair<std::string, torch::Tensor>> export_tensors(const torch::nn::Module& module);
 
 // The description every agent starts from: the network's kind, the env's spaces, the policy

@@ -4,6 +4,7 @@
 
 #include "core/common/error.h"
 #include "core/common/strings.h"
+#include "core/torch/device.h"
 
 namespace rlzoo {
 
@@ -94,7 +95,7 @@ RecurrentEncoderImpl::RecurrentEncoderImpl(const std::string& cell, std::int64_t
 }
 
 torch::Tensor RecurrentEncoderImpl::initial_state(std::int64_t batch) const {
-  return torch::zeros({lstm_ ? 2 : 1, layers_, batch, hidden_});
+  return torch::zeros({lstm_ ? 2 : 1, layers_, batch, hidden_}, module_device(*this));
 }
 
 std::pair<torch::Tensor, torch::Tensor> RecurrentEncoderImpl::forward(torch::Tensor x, torch::Tensor state,
@@ -104,7 +105,7 @@ std::pair<torch::Tensor, torch::Tensor> RecurrentEncoderImpl::forward(torch::Ten
   // loop costs several times more in the update, where T is the rollout length).
   const std::int64_t steps = x.size(0);
   RLZOO_CHECK(steps >= 1 && episode_start.size(0) == steps, "RecurrentEncoder: episode_start must be [T, B], T >= 1");
-  const auto any_start = episode_start.to(torch::kBool).any(1).contiguous();
+  const auto any_start = episode_start.to(torch::kBool).any(1).cpu().contiguous();  // read on the host
   const bool* starts_at = any_start.data_ptr<bool>();
   std::vector<torch::Tensor> outputs;
   for (std::int64_t t = 0; t < steps;) {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "agents/nets/observation.h"
+#include "core/torch/device.h"
 #include "core/torch/threads.h"
 
 namespace rlzoo {
@@ -52,9 +53,10 @@ bool ModuleEvaluator::evaluate(ConstBytes in, std::int64_t rows, Bytes out) {
   refresh();
   torch::NoGradGuard no_grad;
   torch::Tensor y;
+  const torch::Device device = module_device(*replica_);  // inputs go to the replica's device
   if (mask_size_ == 0) {
     // Copy: rows handed in by an actor or the server need not be 8-byte aligned.
-    y = forward_(observation_tensors(space_, in.data(), rows, /*copy=*/true), torch::Tensor());
+    y = forward_(to_device(observation_tensors(space_, in.data(), rows, /*copy=*/true), device), torch::Tensor());
   } else {
     const std::size_t ob = space_.byte_size(), n = static_cast<std::size_t>(rows);
     obs_.resize(n * ob);
@@ -65,9 +67,9 @@ bool ModuleEvaluator::evaluate(ConstBytes in, std::int64_t rows, Bytes out) {
     }
     const auto masks = torch::from_blob(masks_.data(), {rows, static_cast<std::int64_t>(mask_size_)}, torch::kUInt8)
                            .to(torch::kBool);
-    y = forward_(observation_tensors(space_, obs_.data(), rows), masks);
+    y = forward_(to_device(observation_tensors(space_, obs_.data(), rows), device), masks.to(device));
   }
-  y = y.to(torch::kFloat32).contiguous();
+  y = y.to(torch::kCPU, torch::kFloat32).contiguous();
   RLZOO_CHECK(y.numel() == rows * static_cast<std::int64_t>(out_floats_), "ModuleEvaluator: forward gave the wrong size");
   std::memcpy(out.data(), y.data_ptr<float>(), out.size());
   return true;

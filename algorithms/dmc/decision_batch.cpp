@@ -1,5 +1,6 @@
 #include "algorithms/dmc/decision_batch.h"
 
+#include "core/torch/device.h"
 #include "envs/doudizhu/encoding.h"
 
 namespace rlzoo::dmc {
@@ -62,11 +63,12 @@ void DecisionBatch::evaluate(SeatNets& nets) {
     PerSeat& s = seats_[static_cast<std::size_t>(seat_index(seat))];
     if (s.decisions == 0) continue;
     const auto d = s.decisions, n = static_cast<std::int64_t>(s.decision_of.size());
-    const auto z = torch::from_blob(s.z.data(), {d, kHistoryRows, kHistoryRowDim}, torch::kFloat32);
-    const auto x = torch::from_blob(s.x.data(), {d, state_dim(seat)}, torch::kFloat32);
-    const auto a = torch::from_blob(s.actions.data(), {n, kCardDim}, torch::kFloat32);
-    const auto of = torch::from_blob(s.decision_of.data(), {n}, torch::kInt64);
-    s.q = nets[seat].q_values(z, x, a, of).contiguous();
+    const torch::Device device = module_device(nets[seat]);  // the learner's nets may be on a GPU
+    const auto z = torch::from_blob(s.z.data(), {d, kHistoryRows, kHistoryRowDim}, torch::kFloat32).to(device);
+    const auto x = torch::from_blob(s.x.data(), {d, state_dim(seat)}, torch::kFloat32).to(device);
+    const auto a = torch::from_blob(s.actions.data(), {n, kCardDim}, torch::kFloat32).to(device);
+    const auto of = torch::from_blob(s.decision_of.data(), {n}, torch::kInt64).to(device);
+    s.q = nets[seat].q_values(z, x, a, of).cpu().contiguous();
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
+#include "agents/learner_device.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"
@@ -64,8 +65,10 @@ DmcAgent::DmcAgent(const AgentSetup& setup)
       spec_(preset_env_spec(setup)) {
   if (spec_.id != DouDizhuEnv::kId)
     setup.ctx.child("env").fail(YAML::Node(spec_.id), fmt::format("dmc plays {} only", DouDizhuEnv::kId));
+  device_ = learner_device(setup);
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
-  nets_ = std::make_shared<SeatNets>();
+  nets_ = std::make_shared<SeatNets>();  // on the CPU, then moved: the same weights on any device
+  for (Seat s : kSeats) (*nets_)[s].to(device_);
   for (Seat s : kSeats)
     optimizers_[static_cast<std::size_t>(seat_index(s))] = std::make_unique<torch::optim::RMSprop>(
         (*nets_)[s].parameters(), torch::optim::RMSpropOptions(cfg_.learning_rate)
@@ -106,11 +109,11 @@ double DmcAgent::train_step(Seat seat, const SeatFrames& frames) {
   const auto x = torch::cat({torch::from_blob(const_cast<std::uint8_t*>(frames.x.data()), {n, sd}, torch::kUInt8),
                              torch::from_blob(const_cast<std::uint8_t*>(frames.a.data()), {n, kCardDim}, torch::kUInt8)},
                             1)
-                     .to(torch::kFloat32);
+                     .to(device_, torch::kFloat32);
   const auto z = torch::from_blob(const_cast<std::uint8_t*>(frames.z.data()), {n, kHistoryRows, kHistoryRowDim},
                                   torch::kUInt8)
-                     .to(torch::kFloat32);
-  const auto target = torch::from_blob(const_cast<float*>(frames.target.data()), {n}, torch::kFloat32);
+                     .to(device_, torch::kFloat32);
+  const auto target = torch::from_blob(const_cast<float*>(frames.target.data()), {n}, torch::kFloat32).to(device_);
   const auto loss = torch::mse_loss(net.forward(z, x), target);
   opt.zero_grad();
   loss.backward();

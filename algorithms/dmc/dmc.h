@@ -46,6 +46,8 @@ class DmcAgent : public Agent {
 
   const DmcConfig& hyperparams() const { return cfg_; }
   SeatNets& nets() { return *nets_; }
+  // Where the networks, optimiser state and training batches live (the preset's `device`).
+  const torch::Device& device() const { return device_; }
   std::shared_ptr<SeatNets> shared_nets() { return nets_; }
   // A greedy player with these networks (shares them: later training shows in its moves).
   std::unique_ptr<doudizhu::Player> player();
@@ -60,6 +62,7 @@ class DmcAgent : public Agent {
   AgentSetup setup_;
   DmcConfig cfg_;
   EnvSpec spec_;
+  torch::Device device_ = torch::kCPU;
   std::shared_ptr<SeatNets> nets_;
   std::array<std::unique_ptr<torch::optim::RMSprop>, 3> optimizers_;
   std::int64_t frames_ = 0;

@@ -6,9 +6,11 @@
 
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
+#include "agents/learner_device.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "core/registry/env_registry.h"
+#include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
 
@@ -34,9 +36,13 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
       spec_(probe_spec(setup)),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), kExplorationStream)) {
   cfg_ = parse_config<DqnConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
+  device_ = learner_device(setup);
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
+  // Made on the CPU, then moved: the same seed gives the same initial weights on every device.
   q_net_ = QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy);
   q_target_ = QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy);
+  q_net_->to(device_);
+  q_target_->to(device_);
   {
     torch::NoGradGuard no_grad;
     const auto src = q_net_->parameters();
@@ -100,7 +106,7 @@ torch::Tensor DqnAgent::epsilon_greedy(const torch::Tensor& q, const torch::Tens
 
 torch::Tensor DqnAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
   torch::NoGradGuard no_grad;
-  torch::Tensor q = q_net_->forward(obs);
+  torch::Tensor q = q_net_->forward(to_device(obs, device_)).cpu();
   if (options.action_mask.defined())
     q = q.masked_fill(options.action_mask.to(torch::kBool).logical_not(), -std::numeric_limits<float>::infinity());
   if (options.deterministic) return q.argmax(1).to(torch::kInt64) + spec_.action_space.start();
@@ -122,7 +128,9 @@ void DqnAgent::choose_actions(bool uniformly_random) {
   if (!any_greedy) return;
   torch::NoGradGuard no_grad;
   torch::Tensor q =
-      q_net_->forward(observation_tensors(spec_.observation_space, venv_->observation_bytes().data(), n_envs));
+      q_net_->forward(to_device(observation_tensors(spec_.observation_space, venv_->observation_bytes().data(), n_envs),
+                                device_))
+          .cpu();
   if (!masks.empty()) {
     const auto legal = torch::from_blob(const_cast<std::uint8_t*>(masks.data()), {n_envs, n}, torch::kUInt8);
     q = q.masked_fill(legal.logical_not(), -std::numeric_limits<float>::infinity());
@@ -154,13 +162,16 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   const Space& space = spec_.observation_space;
   const std::int64_t start = spec_.action_space.start();
   const auto params = q_net_->parameters();
-  torch::Tensor loss_sum = torch::zeros({}), q_sum = torch::zeros({});
+  torch::Tensor loss_sum = torch::zeros({}, device_), q_sum = torch::zeros({}, device_);
   for (std::int64_t step = 0; step < gradient_steps; ++step) {
+    // Sampled and decoded on the CPU, where the buffer lives; used on the device.
     const ReplaySample s = buffer_->sample(cfg_.batch_size, cfg_.gamma, cfg_.n_step);
+    const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
+                        terminated = s.terminated.to(device_), actions = (s.actions - start).to(device_);
     torch::Tensor target;
     {
       torch::NoGradGuard no_grad;
-      const auto next = observation_tensors(space, s.next_obs);
+      const auto next = to_device(observation_tensors(space, s.next_obs), device_);
       const torch::Tensor next_q = q_target_->forward(next);
       torch::Tensor next_v;
       if (cfg_.double_q)
@@ -168,10 +179,10 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
       else
         next_v = std::get<0>(next_q.max(1));
       // Time-outs are not terminal: `terminated` is 0 there and the bootstrap stays.
-      target = s.rewards + s.discounts * (1.0f - s.terminated) * next_v;
+      target = rewards + discounts * (1.0f - terminated) * next_v;
     }
     const torch::Tensor q =
-        q_net_->forward(observation_tensors(space, s.obs)).gather(1, (s.actions - start).unsqueeze(1)).squeeze(1);
+        q_net_->forward(to_device(observation_tensors(space, s.obs), device_)).gather(1, actions.unsqueeze(1)).squeeze(1);
     const torch::Tensor loss = cfg_.loss == "huber" ? torch::smooth_l1_loss(q, target) : torch::mse_loss(q, target);
     optimizer_->zero_grad();
     loss.backward();

@@ -59,6 +59,8 @@ class DqnAgent : public Agent {
   double exploration_rate() const;
   std::int64_t n_updates() const { return n_updates_; }
   QNetwork& q_net() { return q_net_; }
+  // Where the networks, optimiser state and sampled batches live (the preset's `device`).
+  const torch::Device& device() const { return device_; }
   QNetwork& q_target() { return q_target_; }
   // Null until learn() (or restore() of a checkpoint with a buffer) creates it.
   const ReplayBuffer* replay_buffer() const { return buffer_.get(); }
@@ -92,6 +94,7 @@ class DqnAgent : public Agent {
   AgentSetup setup_;
   DqnConfig cfg_;
   EnvSpec spec_;
+  torch::Device device_ = torch::kCPU;
   QNetwork q_net_{nullptr}, q_target_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<VectorEnv> venv_;

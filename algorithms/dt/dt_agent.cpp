@@ -6,6 +6,7 @@
 
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
+#include "agents/learner_device.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/dt/dataset_episodes.h"
@@ -17,12 +18,6 @@
 namespace rlzoo::dt {
 
 namespace {
-
-torch::Device parse_device(const std::string& name) {
-  if (name == "cuda" && !torch::cuda::is_available())
-    throw UserError("dt: device 'cuda' asked for, but this LibTorch has no CUDA device (use device: cpu)");
-  return name == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-}
 
 std::vector<double> to_vector(const torch::Tensor& t) {
   const auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
@@ -36,7 +31,7 @@ DtAgent::DtAgent(const AgentSetup& setup, ModelKind kind)
       kind_(kind),
       cfg_(parse_config<DtConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)),
-      device_(parse_device(cfg_.device)),
+      device_(learner_device(setup)),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0xd7)) {
   const std::string algo = algorithm();
   const Space& obs = spec_.observation_space;

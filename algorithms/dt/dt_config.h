@@ -29,7 +29,6 @@ struct DtConfig {
   double max_grad_norm = 0.25;
   double rtg_scale = 1000.0;           // returns-to-go are divided by this
   double target_return = 0.0;          // the return asked for in evaluation (dt)
-  std::string device = "cpu";
 
   static void describe(Fields<DtConfig>& f) {
     f("dataset", &DtConfig::dataset, "dataset directory (rlzoo dataset collect/import; docs/datasets.md)",
@@ -56,7 +55,6 @@ struct DtConfig {
     f("rtg_scale", &DtConfig::rtg_scale, "returns-to-go are divided by this", Bound::positive());
     f("target_return", &DtConfig::target_return,
       "dt: the return asked for when acting (rlzoo eval --target-return); 0: the dataset's best return");
-    f("device", &DtConfig::device, "cpu, or cuda where LibTorch has CUDA", OneOf{{"cpu", "cuda"}});
   }
 };
 

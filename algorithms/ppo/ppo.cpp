@@ -6,11 +6,13 @@
 #include <span>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/learner_device.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/runtime/trajectory.h"
 #include "core/registry/env_registry.h"
+#include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
 #include "core/torch/threads.h"
 
@@ -43,8 +45,10 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
     throw UserError(fmt::format("ppo: env {} has the action space {}; PPO needs Discrete actions starting at 0 "
                                 "(dqn handles any start)",
                                 spec_.id, spec_.action_space.describe()));
+  device_ = learner_device(setup);
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
-  policy_ = ActorCritic(obs, spec_.action_space, cfg_.policy);
+  policy_ = ActorCritic(obs, spec_.action_space, cfg_.policy);  // on the CPU: the same weights on any device
+  policy_->to(device_);
   if (policy_->continuous()) {  // bounds for clipping actions sent to the envs, built once
     const Space& a = spec_.action_space;
     action_low_ = torch::tensor(a.low(), torch::kFloat64).to(torch::kFloat32).view(a.shape());
@@ -119,10 +123,11 @@ torch::Tensor PpoAgent::act(const std::vector<torch::Tensor>& obs, const ActOpti
 
 ActResult PpoAgent::act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
   torch::NoGradGuard no_grad;
-  const auto x = preprocess(obs, /*update=*/false);
+  const auto x = to_device(preprocess(obs, /*update=*/false), device_);
+  const torch::Tensor mask = options.action_mask.defined() ? options.action_mask.to(device_) : torch::Tensor();
   if (!recurrent()) {
-    auto [dist, value] = policy_->forward(x, options.action_mask);
-    return {to_env_actions(options.deterministic ? dist.mode() : dist.sample()), {}};
+    auto [dist, value] = policy_->forward(x, mask);
+    return {to_env_actions((options.deterministic ? dist.mode() : dist.sample()).cpu()), {}};
   }
   const std::int64_t rows = x.at(0).size(0);
   const auto fresh = policy_->initial_state(rows);
@@ -132,23 +137,23 @@ ActResult PpoAgent::act_with_state(const std::vector<torch::Tensor>& obs, const 
       throw UserError(fmt::format("act: recurrent_state has shape {}, but this policy's state for {} observations has "
                                   "shape {} (pass back the state act_with_state returned)",
                                   c10::str(options.recurrent_state.sizes()), rows, c10::str(fresh.sizes())));
-    state = options.recurrent_state.to(torch::kFloat32);
+    state = options.recurrent_state.to(device_, torch::kFloat32);
   }
-  auto starts = torch::zeros({1, rows}, torch::kBool);
+  auto starts = torch::zeros({1, rows}, torch::TensorOptions(torch::kBool).device(device_));
   if (options.episode_start.defined()) {
     if (options.episode_start.numel() != rows)
       throw UserError(
           fmt::format("act: episode_start has {} entries for {} observations", options.episode_start.numel(), rows));
-    starts = options.episode_start.to(torch::kBool).reshape({1, rows});
+    starts = options.episode_start.to(device_, torch::kBool).reshape({1, rows});
   }
-  auto out = policy_->forward_sequence(x, state, starts, options.action_mask);
-  return {to_env_actions(options.deterministic ? out.dist.mode() : out.dist.sample()), out.state};
+  auto out = policy_->forward_sequence(x, state, starts, mask);
+  return {to_env_actions((options.deterministic ? out.dist.mode() : out.dist.sample()).cpu()), out.state.cpu()};
 }
 
 std::pair<ActionDistribution, torch::Tensor> PpoAgent::step_policy(const std::vector<torch::Tensor>& obs,
                                                                    const torch::Tensor& masks) {
   if (!recurrent()) return policy_->forward(obs, masks);
-  auto out = policy_->forward_sequence(obs, rnn_state_, episode_starts_.view({1, -1}), masks);
+  auto out = policy_->forward_sequence(obs, rnn_state_, episode_starts_.view({1, -1}).to(device_), masks);
   rnn_state_ = out.state;
   return {std::move(out.dist), out.values};
 }
@@ -156,7 +161,7 @@ std::pair<ActionDistribution, torch::Tensor> PpoAgent::step_policy(const std::ve
 torch::Tensor PpoAgent::continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
                                          const torch::Tensor& starts) {
   if (!recurrent()) return policy_->value(obs);
-  return policy_->forward_sequence(obs, state, starts.view({1, -1})).values;
+  return policy_->forward_sequence(obs, state, starts.view({1, -1}).to(device_)).values;
 }
 
 bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
@@ -172,10 +177,10 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
       [&](const torch::Tensor& timeouts) {
         auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
         for (auto& f : finals) f = f.index_select(0, timeouts);
-        const auto x = preprocess(finals, /*update=*/false);
-        return recurrent() ? continued_values(x, rnn_state_.index_select(2, timeouts),
-                                              torch::zeros({timeouts.size(0)}, torch::kBool))
-                           : policy_->value(x);
+        const auto x = to_device(preprocess(finals, /*update=*/false), device_);
+        return continued_values(x, recurrent() ? rnn_state_.index_select(2, timeouts.to(device_)) : torch::Tensor(),
+                                torch::zeros({timeouts.size(0)}, torch::kBool))
+            .cpu();
       });
   buffer_->add(obs, actions, rewards, dones, values, log_probs, masks, episode_starts);
   num_timesteps_ += n;
@@ -190,9 +195,11 @@ void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks
     const auto obs = preprocess(current_observations(), /*update=*/true);
     const auto masks = current_masks();
     const torch::Tensor starts = episode_starts_;  // the flags of obs (undefined: feed-forward)
-    auto [dist, values] = step_policy(obs, masks);
-    const auto actions = dist.sample();
-    const auto log_probs = dist.log_prob(actions);
+    auto [dist, device_values] = step_policy(to_device(obs, device_), masks.defined() ? masks.to(device_) : masks);
+    const auto device_actions = dist.sample();
+    // Back to the CPU, where the envs step and the rollout is kept.
+    const auto log_probs = dist.log_prob(device_actions).cpu();
+    const auto actions = device_actions.cpu(), values = device_values.cpu();
     const auto env_actions = to_env_actions(actions);
     venv_->step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
     const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
@@ -207,8 +214,8 @@ void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks
           torch::from_blob(const_cast<std::uint8_t*>(episodes.truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
     }
   }
-  const auto last_obs = preprocess(current_observations(), /*update=*/false);
-  const auto last_values = continued_values(last_obs, rnn_state_, episode_starts_);
+  const auto last_obs = to_device(preprocess(current_observations(), /*update=*/false), device_);
+  const auto last_values = continued_values(last_obs, rnn_state_, episode_starts_).cpu();
   buffer_->compute_returns_and_advantages(last_values, cfg_.gamma, cfg_.gae_lambda);
 }
 
@@ -218,7 +225,10 @@ std::int64_t PpoAgent::envs_per_minibatch() const {
 
 std::vector<RolloutBuffer::Batch> PpoAgent::minibatches() const {
   RLZOO_CHECK(buffer_ != nullptr, "no rollout yet");
-  return recurrent() ? buffer_->sequence_minibatches(envs_per_minibatch()) : buffer_->minibatches(cfg_.batch_size);
+  auto batches =
+      recurrent() ? buffer_->sequence_minibatches(envs_per_minibatch()) : buffer_->minibatches(cfg_.batch_size);
+  for (auto& b : batches) b = b.to(device_);
+  return batches;
 }
 
 std::pair<ActionDistribution, torch::Tensor> PpoAgent::evaluate_minibatch(const RolloutBuffer::Batch& mb) {
@@ -324,7 +334,7 @@ void PpoAgent::restore(const CheckpointReader& reader) {
       throw UserError(fmt::format("{}: recurrent_state.pt holds a state of shape {}, this policy needs {}",
                                   reader.dir().string(), c10::str(saved.at("state").sizes()),
                                   c10::str(rnn_state_.sizes())));
-    rnn_state_ = saved.at("state");
+    rnn_state_ = saved.at("state").to(device_);
     episode_starts_ = saved.at("episode_starts");
   }
 }

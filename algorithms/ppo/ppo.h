@@ -58,6 +58,9 @@ class PpoAgent : public Agent {
 
   const PpoConfig& hyperparams() const { return cfg_; }
   ActorCritic& policy() { return policy_; }
+  // Where the policy, optimiser state and minibatches live (the preset's `device`); rollouts
+  // and normaliser statistics stay on the CPU.
+  const torch::Device& device() const { return device_; }
 
   // The pieces of the update, public for diagnostics and tests. The last rollout (null before
   // the first); its minibatches as the update draws them (samples, or for recurrent policies
@@ -104,6 +107,7 @@ class PpoAgent : public Agent {
   AgentSetup setup_;
   PpoConfig cfg_;
   EnvSpec spec_;
+  torch::Device device_ = torch::kCPU;
   ActorCritic policy_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<ObservationNormalizer> obs_norm_;
@@ -111,8 +115,9 @@ class PpoAgent : public Agent {
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<RolloutBuffer> buffer_;
   torch::Tensor action_low_, action_high_;
-  // Recurrent policies: the training envs' RNN state [S, layers, n_envs, hidden] and whether
-  // their current observations start an episode [n_envs] (undefined for feed-forward ones).
+  // Recurrent policies: the training envs' RNN state [S, layers, n_envs, hidden] (on device_)
+  // and whether their current observations start an episode [n_envs] (on the CPU; undefined
+  // for feed-forward ones).
   torch::Tensor rnn_state_, episode_starts_;
   std::int64_t num_timesteps_ = 0;
   std::int64_t n_updates_ = 0;

@@ -10,6 +10,7 @@
 #include "algorithms/ppo/ppo_actor.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
+#include "core/torch/device.h"
 #include "core/torch/module_parameters.h"
 
 namespace rlzoo {
@@ -46,7 +47,7 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
       go_on = false;
   }
   const auto last = preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), /*update=*/false);
-  buffer_->compute_returns_and_advantages(policy_->value(last), cfg_.gamma, cfg_.gae_lambda);
+  buffer_->compute_returns_and_advantages(policy_->value(to_device(last, device_)).cpu(), cfg_.gamma, cfg_.gae_lambda);
   return go_on;
 }
 

@@ -4,6 +4,7 @@
 
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
+#include "agents/learner_device.h"
 #include "agents/nets/observation.h"
 #include "agents/training_monitor.h"
 #include "algorithms/ppo/ppo_loss.h"
@@ -45,6 +46,7 @@ SecbadAgent::SecbadAgent(const AgentSetup& setup, Method method)
       episodes_(cfg_.vae.buffer_episodes),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x5ecbad)) {
   const std::string algo = method_name(method);
+  require_cpu_learner(setup, algo);
   const Space& obs = spec_.observation_space;
   if (!(obs.is_box() && dtype_is_floating(obs.dtype())))
     throw UserError(fmt::format("{}: the observation must be a float Box (the state), {} has {}", algo, spec_.id,

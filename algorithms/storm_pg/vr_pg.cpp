@@ -8,6 +8,7 @@
 
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
+#include "agents/learner_device.h"
 #include "agents/training_monitor.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
@@ -36,6 +37,7 @@ VrPgAgent::VrPgAgent(const AgentSetup& setup, Estimator estimator)
       spec_(preset_env_spec(setup)),
       baseline_(cfg_.baseline == "none" ? Baseline::None : Baseline::Average),
       seeds_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x9e)) {
+  require_cpu_learner(setup, estimator_name(estimator));
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
   policy_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
   previous_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);

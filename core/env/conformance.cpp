@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 
@@ -133,6 +134,62 @@ class Checker {
                              a.records.size()));
   }
 
+  // Saves `a`'s state a few steps into an episode, loads it (after a JSON text round trip) into
+  // the fresh env `b`, and checks that the observation and the next 50 steps agree.
+  void check_state_round_trip(Env& a, Env& b, std::uint64_t seed) {
+    constexpr int kBefore = 5, kAfter = 50;
+    obs_.assign(a.observation_space().byte_size(), std::byte{0});
+    action_.assign(a.action_space().byte_size(), std::byte{0});
+    Rng rng_a(opts_.action_seed ^ 0x57a7e);
+    a.reset(seed, obs_);
+    for (int i = 0; i < kBefore; ++i) {
+      if (!choose_action(a, rng_a, "state round trip")) return;
+      if (a.step(ConstBytes(action_), obs_).done()) a.reset(std::nullopt, obs_);
+    }
+    nlohmann::json saved;
+    try {
+      saved = a.save_state();
+    } catch (const UserError& e) {
+      report_.state_round_trip = std::string("skipped: ") + e.what();
+      return;
+    }
+    std::vector<std::byte> obs_a = obs_, obs_b(obs_.size(), std::byte{0x5A});
+    b.load_state(nlohmann::json::parse(saved.dump()), obs_b);
+    if (obs_b != obs_a) {
+      fail("state", fmt::format("seed {}: after load_state the observation differs from the saved env's", seed));
+      return;
+    }
+    Rng rng_b = rng_a;  // the same actions for both, drawn as each env's masks allow
+    std::vector<std::byte> act_a(action_.size());
+    for (int step = 1; step <= kAfter; ++step) {
+      if (!choose_action(a, rng_a, "state round trip")) return;
+      act_a = action_;
+      if (!choose_action(b, rng_b, "state round trip (loaded env)")) return;
+      if (action_ != act_a) {
+        fail("state", fmt::format("seed {}: {} steps after load_state the envs offer different actions", seed, step));
+        return;
+      }
+      const StepResult ra = a.step(ConstBytes(act_a), obs_a);
+      const StepResult rb = b.step(ConstBytes(action_), obs_b);
+      if (obs_a != obs_b || std::memcmp(&ra.reward, &rb.reward, sizeof(double)) != 0 ||
+          ra.terminated != rb.terminated || ra.truncated != rb.truncated) {
+        fail("state", fmt::format("seed {}: {} step{} after load_state the loaded env differs from the saved one "
+                                  "(observation, reward or flags)",
+                                  seed, step, step == 1 ? "" : "s"));
+        return;
+      }
+      if (ra.done()) {
+        a.reset(std::nullopt, obs_a);
+        b.reset(std::nullopt, obs_b);
+        if (obs_a != obs_b) {
+          fail("state", fmt::format("seed {}: the episode after the loaded one starts differently", seed));
+          return;
+        }
+      }
+    }
+    report_.state_round_trip = fmt::format("passed ({} steps after loading a state saved {} steps in)", kAfter, kBefore);
+  }
+
   static bool same(const Run& a, const Run& b) {
     if (a.records.size() != b.records.size()) return false;
     for (std::size_t i = 0; i < a.records.size(); ++i) {
@@ -241,6 +298,7 @@ std::string ConformanceReport::summary() const {
   for (const auto& f : failures) out += "\n  " + f;
   if (repeated_failures > 0)
     out += fmt::format("\n  ({} more failures of the kinds above not shown)", repeated_failures);
+  if (!state_round_trip.empty()) out += "\n  state round trip: " + state_round_trip;
   return out;
 }
 
@@ -280,6 +338,16 @@ ConformanceReport check_env_conformance(const std::function<std::unique_ptr<Env>
     checker.expect_same(first, again, seed, "run 3 (the same env after reset(seed))");
     if (checker.full()) return report;
     first_runs.emplace_back(seed, std::move(first));
+  }
+  if (opts.check_state_round_trip) {
+    auto saved = fresh();
+    auto loaded = saved ? fresh() : nullptr;
+    if (!loaded) return report;
+    try {
+      checker.check_state_round_trip(*saved, *loaded, opts.seeds.front());
+    } catch (const std::exception& e) {
+      checker.fail("state", fmt::format("state round trip: unexpected exception: {}", e.what()));
+    }
   }
   if (opts.expect_seed_dependence) {
     for (std::size_t i = 0; i < first_runs.size(); ++i)

@@ -12,7 +12,11 @@
 //   * action masks: n() entries, at least one legal action; candidates: at least one, no more
 //     than the action space allows, finite features;
 //   * the same seed gives the same trajectory (observations, rewards, flags) in a fresh env and
-//     again in a used env after reset(seed); different seeds give different trajectories.
+//     again in a used env after reset(seed); different seeds give different trajectories;
+//   * serialisation: a state saved in mid-episode (save_state, through JSON text) and loaded
+//     into a fresh env gives the same observation, and both envs then continue identically
+//     (50 steps, across episode ends). Envs that cannot save their state are skipped, and the
+//     report says so.
 //
 // Unwritten observation bytes are found by filling the buffer with a different byte pattern
 // in the two runs that should agree. Usage (no test framework needed):
@@ -45,6 +49,8 @@ struct ConformanceOptions {
   bool expect_seed_dependence = true;
   // Off for wrappers that transform rewards after the inner env's statistics are taken.
   bool check_episode_statistics = true;
+  // The save_state / load_state round trip (skipped anyway where saving throws UserError).
+  bool check_state_round_trip = true;
   // Distinct failures recorded before the check stops early. Only the first failure of each
   // kind is listed; repeats are counted.
   int max_failures = 20;
@@ -56,6 +62,8 @@ struct ConformanceReport {
   std::int64_t repeated_failures = 0;  // further failures of a kind already listed
   std::int64_t episodes = 0;           // episodes played, all runs together
   std::int64_t steps = 0;              // steps taken, all runs together
+  // The state round trip: "passed (...)", "skipped: <why>", or "" when not run.
+  std::string state_round_trip;
 
   bool ok() const { return failures.empty(); }
   // One line per failure, after a header naming the env and what was played.

@@ -15,7 +15,9 @@ std::vector<torch::Tensor> state_tensors(const torch::nn::Module& module) {
 ParameterSnapshot snapshot_module(const torch::nn::Module& module) {
   torch::NoGradGuard no_grad;
   ParameterSnapshot s;
-  for (const auto& t : state_tensors(module)) s.tensors.push_back(t.detach().clone());
+  // On the CPU, where actor replicas run: a learner on a GPU copies its weights off the device
+  // once per publish rather than once per replica.
+  for (const auto& t : state_tensors(module)) s.tensors.push_back(t.is_cpu() ? t.detach().clone() : t.detach().cpu());
   return s;
 }
 

@@ -19,7 +19,7 @@ struct ParameterSnapshot {
 };
 using ModuleParameterStore = ParameterStore<ParameterSnapshot>;
 
-// Detached clones of every parameter and buffer of `module`.
+// Detached CPU copies of every parameter and buffer of `module` (whatever its device).
 ParameterSnapshot snapshot_module(const torch::nn::Module& module);
 // Copies a snapshot into `module` (same architecture; checked: count and shapes).
 void load_snapshot(torch::nn::Module& module, const ParameterSnapshot& snapshot);

@@ -9,6 +9,8 @@
 #include <fmt/ranges.h>
 
 #include "core/common/error.h"
+#include "core/torch/compat.h"
+#include "core/torch/device.h"
 
 namespace rlzoo {
 
@@ -28,10 +30,13 @@ std::string to_bytes(torch::serialize::OutputArchive& archive) {
   return std::move(out).str();
 }
 
-torch::serialize::InputArchive open_archive(std::string_view bytes, std::string_view blob) {
+// Tensors are mapped onto `device` as they are read: a checkpoint written on a GPU loads on a
+// CPU-only machine, and one written on the CPU loads straight into a learner on a GPU.
+torch::serialize::InputArchive open_archive(std::string_view bytes, std::string_view blob,
+                                            const torch::Device& device = torch::kCPU) {
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(bytes.data(), bytes.size());
+    archive.load_from(bytes.data(), bytes.size(), device);
   } catch (const std::exception& e) {
     throw UserError(fmt::format("{}: not a LibTorch archive ({})", blob, torch_message(e)));
   }
@@ -118,9 +123,8 @@ std::vector<std::string> optimizer_problems(const torch::optim::Optimizer& optim
     const auto& params = groups[g].params();
     for (std::size_t i = 0; i < params.size(); ++i) {
       const torch::Tensor& p = params[i];
-      const auto it = optimizer.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
-      if (it == optimizer.state().end()) continue;
-      const o::OptimizerParamState* s = it->second.get();
+      const o::OptimizerParamState* s = optimizer_param_state(optimizer, p);
+      if (s == nullptr) continue;
       if (const auto* a = dynamic_cast<const o::AdamParamState*>(s)) {
         expect_like(a->exp_avg(), p, "exp_avg", g, i, problems);
         expect_like(a->exp_avg_sq(), p, "exp_avg_sq", g, i, problems);
@@ -156,7 +160,7 @@ std::string save_module(const torch::nn::Module& module) {
 }
 
 void load_module(torch::nn::Module& module, std::string_view bytes, std::string_view blob) {
-  torch::serialize::InputArchive archive = open_archive(bytes, blob);
+  torch::serialize::InputArchive archive = open_archive(bytes, blob, module_device(module));
   std::vector<std::string> problems;
   try {
     collect_module_problems(module, archive, "", problems);
@@ -182,8 +186,18 @@ std::string save_optimizer(const torch::optim::Optimizer& optimizer) {
   return to_bytes(archive);
 }
 
+namespace {
+// Where the optimiser's parameters (and so its state) live.
+torch::Device optimizer_device(const torch::optim::Optimizer& optimizer) {
+  for (const auto& group : optimizer.param_groups())
+    for (const auto& p : group.params()) return p.device();
+  return torch::kCPU;
+}
+}  // namespace
+
 void load_optimizer(torch::optim::Optimizer& optimizer, std::string_view bytes, std::string_view blob) {
-  torch::serialize::InputArchive archive = open_archive(bytes, blob);
+  const torch::Device device = optimizer_device(optimizer);
+  torch::serialize::InputArchive archive = open_archive(bytes, blob, device);
   // Optimizer::load can fail half-way; a copy of the current state makes the error harmless.
   const std::string backup = save_optimizer(optimizer);
   std::string problem;
@@ -195,7 +209,7 @@ void load_optimizer(torch::optim::Optimizer& optimizer, std::string_view bytes, 
   }
   if (problem.empty()) return;
   try {
-    torch::serialize::InputArchive previous = open_archive(backup, "the optimizer's previous state");
+    torch::serialize::InputArchive previous = open_archive(backup, "the optimizer's previous state", device);
     optimizer.load(previous);
   } catch (const std::exception& e) {
     problem += fmt::format(" (and its previous state could not be restored: {})", torch_message(e));

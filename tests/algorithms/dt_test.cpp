@@ -284,7 +284,7 @@ TEST(Dt, BadSettingsAreClearErrors) {
                UserError);
   EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.pct_traj=0"}), UserError);
   if (!torch::cuda::is_available())
-    EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.device=cuda"}),
+    EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "device=cuda"}),
                  UserError);
 }
 

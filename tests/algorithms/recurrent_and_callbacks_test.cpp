@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "agents/agent.h"
 #include "agents/nets/layers.h"
 #include "algorithms/builtin.h"
 #include "core/checkpoint/manager.h"
+#include "core/logging/tfrecord_reader.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"
 
@@ -54,6 +56,42 @@ TEST(Callbacks, EvalKeepsBestAndCheckpointsRotate) {
   EXPECT_EQ(manager.steps(), (std::vector<std::int64_t>{640, 768}));
   EXPECT_EQ(manager.latest().step, 768);
   EXPECT_EQ(load_agent(dir + "/checkpoints/" + CheckpointManager::dir_name(768))->num_timesteps(), 768);
+}
+
+// SB3's EvalCallback logs eval/mean_reward and eval/mean_ep_length at the evaluation's step;
+// so does ours, into the run's TensorBoard file and progress.csv.
+TEST(Callbacks, EvalFiguresReachTensorBoardAtTheirStep) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  const std::string dir = test::make_temp_dir("rlzoo-eval-log");
+  auto agent = make_agent("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64",
+                                                 "hyperparams.batch_size=64", "hyperparams.n_epochs=1"});
+  agent->set_progress_bar(false);
+  agent->set_log_dir(dir + "/logs");
+  CallbackList callbacks;
+  auto eval = std::make_unique<EvalCallback>(256, 2);
+  auto* e = eval.get();
+  callbacks.add(std::move(eval));
+  agent->learn(128 * 6, &callbacks);
+  EXPECT_EQ(agent->training_logger(), nullptr);  // only while learn() runs
+  ASSERT_EQ(e->history().size(), 3u);
+
+  const auto files = find_event_files(dir + "/logs");
+  ASSERT_EQ(files.size(), 1u);
+  const auto events = read_event_file(files[0]).events;
+  const auto rewards = scalar_points(events, "eval/mean_reward");
+  ASSERT_EQ(rewards.size(), 3u);
+  for (std::size_t i = 0; i < rewards.size(); ++i) {
+    EXPECT_EQ(rewards[i].step, e->history()[i].first);
+    EXPECT_FLOAT_EQ(rewards[i].value, static_cast<float>(e->history()[i].second));
+  }
+  const auto lengths = scalar_points(events, "eval/mean_ep_length");
+  ASSERT_EQ(lengths.size(), 3u);
+  EXPECT_GE(lengths[0].value, 5.0f);  // no CartPole episode is shorter
+  std::ifstream csv(dir + "/logs/progress.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_NE(header.find("eval/mean_reward"), std::string::npos) << header;
 }
 
 }  // namespace

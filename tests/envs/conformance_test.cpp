@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/env/conformance.h"
 
@@ -21,6 +22,8 @@ enum class Bug {
   NoLegalAction,
   InfiniteReward,
   StateLeaksAcrossResets,
+  NoSavedState,        // saving its state throws UserError, as for envs without StateAccess
+  LoadShiftsPosition,  // load_state restores the position one cell off
 };
 
 // A random walk on 0..10 that starts at a seeded random position and ends (terminated) at
@@ -66,6 +69,19 @@ class ToyWalk final : public Env {
     return r;
   }
 
+  nlohmann::json do_save_state() const override {
+    if (bug_ == Bug::NoSavedState) return Env::do_save_state();  // throws: "cannot save its state"
+    return {{"pos", pos_}, {"steps", steps_}, {"resets", resets_}};
+  }
+  void do_load_state(const nlohmann::json& state, Bytes obs) override {
+    pos_ = state.at("pos").get<int>();
+    if (bug_ == Bug::LoadShiftsPosition) pos_ = pos_ < 10 ? pos_ + 1 : pos_ - 1;
+    steps_ = state.at("steps").get<std::int64_t>();
+    resets_ = state.at("resets").get<int>();
+    refresh_mask();
+    write(obs);
+  }
+
  private:
   void refresh_mask() {
     auto mask = mutable_action_mask();
@@ -105,6 +121,17 @@ TEST(Conformance, WellBehavedEnvPasses) {
   EXPECT_EQ(r.env_id, "ToyWalk");
   EXPECT_EQ(r.episodes, 3 * 2 * 3);  // seeds x episodes x (two fresh runs + one reused)
   EXPECT_GT(r.steps, r.episodes);
+}
+
+TEST(Conformance, SavedStatesContinueIdenticallyAfterALoad) {
+  const auto r = check(Bug::None);
+  EXPECT_EQ(r.state_round_trip.rfind("passed", 0), 0u) << r.state_round_trip;
+  EXPECT_NE(r.summary().find("state round trip: passed"), std::string::npos) << r.summary();
+  expect_failure(check(Bug::LoadShiftsPosition), "after load_state the observation differs");
+  const auto skipped = check(Bug::NoSavedState);
+  EXPECT_TRUE(skipped.ok()) << skipped.summary();
+  EXPECT_NE(skipped.state_round_trip.find("skipped: env ToyWalk cannot save its state"), std::string::npos)
+      << skipped.state_round_trip;
 }
 
 TEST(Conformance, MaskedEnvPassesWhenOnlyLegalActionsAreSampled) {

@@ -1,0 +1,26 @@
+#include "agents/learner_device.h"
+
+#include <fmt/format.h>
+
+#include "core/torch/device.h"
+
+namespace rlzoo {
+
+torch::Device learner_device(const AgentSetup& setup) {
+  try {
+    return resolve_device(setup.preset.device);
+  } catch (const UserError& e) {
+    setup.ctx.child("device").fail(YAML::Mark::null_mark(), e.what());
+  }
+  return torch::kCPU;  // not reached: fail() throws
+}
+
+void require_cpu_learner(const AgentSetup& setup, std::string_view algorithm) {
+  const std::string& name = setup.preset.device;
+  if (name == "cpu" || name == "auto") return;
+  setup.ctx.child("device").fail(
+      YAML::Mark::null_mark(),
+      fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, name));
+}
+
+}  // namespace rlzoo

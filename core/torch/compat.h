@@ -1,0 +1,43 @@
+// The API differences between the two LibTorch builds rlzoo compiles against, in one place:
+// Debian's LibTorch 1.13 (CPU, CI) and the LibTorch 2.x inside a PyTorch installation
+// (scripts/gpu-build, CUDA). Code elsewhere calls these instead of the differing API.
+#pragma once
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace rlzoo {
+
+// TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR: 113 for 1.13, 211 for 2.11.
+inline constexpr int kTorchVersion = TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR;
+
+namespace compat_detail {
+// Optimizer::state() maps a parameter's TensorImpl to its state: keyed by the address printed
+// as a string in LibTorch 1.x, by the pointer itself in 2.x. Deduced from the map's key type,
+// so neither branch needs a version check.
+template <class State>
+auto find_param_state(const State& state, const torch::Tensor& param) {
+  using Key = typename State::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream key;  // what c10::guts::to_string wrote
+    key << param.unsafeGetTensorImpl();
+    return state.find(key.str());
+  } else {
+    return state.find(static_cast<Key>(param.unsafeGetTensorImpl()));
+  }
+}
+}  // namespace compat_detail
+
+// The optimiser's state for `param` (null before its first step).
+inline const torch::optim::OptimizerParamState* optimizer_param_state(const torch::optim::Optimizer& optimizer,
+                                                                      const torch::Tensor& param) {
+  const auto& state = optimizer.state();
+  const auto it = compat_detail::find_param_state(state, param);
+  return it == state.end() ? nullptr : it->second.get();
+}
+
+}  // namespace rlzoo
