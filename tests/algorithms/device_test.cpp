@@ -22,23 +22,14 @@ void register_all() {
   register_builtin_algorithms();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(Device, ResolvesCpuAndAutoAndRefusesCudaItDoesNotHave) {
   EXPECT_EQ(resolve_device("cpu"), torch::Device(torch::kCPU));
   EXPECT_EQ(resolve_device("auto"), cuda_usable() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU));
-  EXPECT_NE(error_of([] { resolve_device("gpu"); }).find("'gpu' is not a device"), std::string::npos);
-  const std::string past_the_end = error_of([] { resolve_device(fmt::format("cuda:{}", cuda_device_count())); });
+  EXPECT_NE(test::error_of([] { resolve_device("gpu"); }).find("'gpu' is not a device"), std::string::npos);
+  const std::string past_the_end = test::error_of([] { resolve_device(fmt::format("cuda:{}", cuda_device_count())); });
   EXPECT_NE(past_the_end.find("device 'cuda:"), std::string::npos) << past_the_end;
   if (cuda_usable()) GTEST_SKIP() << "this machine has a GPU: the refusals of cuda cannot be checked";
-  const std::string cuda = error_of([] { resolve_device("cuda"); });
+  const std::string cuda = test::error_of([] { resolve_device("cuda"); });
   EXPECT_NE(cuda.find("device 'cuda' asked for"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("use device: cpu"), std::string::npos) << cuda;
 }
@@ -62,19 +53,19 @@ TEST(Device, LearnersTakeCpuAndAutoAndNameTheKeyWhenCudaIsMissing) {
       EXPECT_GE(agent->num_timesteps(), 64);  // PPO finishes its rollout
     }
     if (cuda_usable()) continue;
-    const std::string e = error_of([&] { make_agent(algo, "CartPole-v1", {"device=cuda:0"}); });
+    const std::string e = test::error_of([&] { make_agent(algo, "CartPole-v1", {"device=cuda:0"}); });
     EXPECT_NE(e.find("device"), std::string::npos) << e;
     EXPECT_NE(e.find("'cuda:0' asked for"), std::string::npos) << e;
   }
   if (!cuda_usable()) {
-    const std::string e = error_of([] { make_agent("dmc", "DouDizhu-v0", {"device=cuda"}); });
+    const std::string e = test::error_of([] { make_agent("dmc", "DouDizhu-v0", {"device=cuda"}); });
     EXPECT_NE(e.find("'cuda' asked for"), std::string::npos) << e;
   }
 }
 
 TEST(Device, CpuOnlyLearnersRefuseAGpuNamingThemselves) {
   register_all();
-  const std::string storm = error_of([] { make_agent("storm_pg", "CartPole-v1", {"device=cuda"}); });
+  const std::string storm = test::error_of([] { make_agent("storm_pg", "CartPole-v1", {"device=cuda"}); });
   EXPECT_NE(storm.find("storm_pg trains on the CPU only"), std::string::npos) << storm;
   EXPECT_NE(storm.find("device"), std::string::npos) << storm;
   EXPECT_NO_THROW(make_agent("storm_pg", "CartPole-v1", {"device=auto"}));
@@ -85,7 +76,7 @@ TEST(Device, AMalformedDeviceIsAConfigErrorAtItsLine) {
   const std::string dir = test::make_temp_dir("rlzoo-device");
   const std::string path = dir + "/preset.yaml";
   std::ofstream(path) << "algo: ppo\nenv: CartPole-v1\ndevice: gpu\n";
-  const std::string e = error_of([&] { Agent::from_preset(path); });
+  const std::string e = test::error_of([&] { Agent::from_preset(path); });
   EXPECT_NE(e.find("device"), std::string::npos) << e;
   EXPECT_NE(e.find("'gpu' is not a device"), std::string::npos) << e;
   EXPECT_NE(e.find(":3"), std::string::npos) << "the line of the key: " << e;

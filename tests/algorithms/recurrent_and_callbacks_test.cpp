@@ -37,13 +37,19 @@ TEST(RecurrentEncoder, EpisodeStartResetsTheState) {
   EXPECT_THROW(RecurrentEncoder("rnn", 3, 8), UserError);
 }
 
-TEST(Callbacks, EvalKeepsBestAndCheckpointsRotate) {
+// PPO on CartPole with 128-step rollouts and one epoch: callbacks fire often and cheaply.
+std::unique_ptr<Agent> small_cartpole_ppo() {
   register_builtin_envs();
   register_builtin_algorithms();
-  const std::string dir = test::make_temp_dir("rlzoo-callbacks");
   auto agent = make_agent("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64",
                                                  "hyperparams.batch_size=64", "hyperparams.n_epochs=1"});
   agent->set_progress_bar(false);
+  return agent;
+}
+
+TEST(Callbacks, EvalKeepsBestAndCheckpointsRotate) {
+  const std::string dir = test::make_temp_dir("rlzoo-callbacks");
+  auto agent = small_cartpole_ppo();
   CallbackList callbacks;
   auto eval = std::make_unique<EvalCallback>(256, 2, dir + "/best");
   auto* e = eval.get();
@@ -61,12 +67,8 @@ TEST(Callbacks, EvalKeepsBestAndCheckpointsRotate) {
 // SB3's EvalCallback logs eval/mean_reward and eval/mean_ep_length at the evaluation's step;
 // so does ours, into the run's TensorBoard file and progress.csv.
 TEST(Callbacks, EvalFiguresReachTensorBoardAtTheirStep) {
-  register_builtin_envs();
-  register_builtin_algorithms();
   const std::string dir = test::make_temp_dir("rlzoo-eval-log");
-  auto agent = make_agent("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64",
-                                                 "hyperparams.batch_size=64", "hyperparams.n_epochs=1"});
-  agent->set_progress_bar(false);
+  auto agent = small_cartpole_ppo();
   agent->set_log_dir(dir + "/logs");
   CallbackList callbacks;
   auto eval = std::make_unique<EvalCallback>(256, 2);
