@@ -27,6 +27,7 @@ ModuleEvaluator::ModuleEvaluator(Space observation_space, std::size_t mask_size,
       forward_(std::move(forward)) {
   if (store) client_.emplace(*store);
   replica_->eval();
+  device_ = module_device(*replica_);
 }
 
 std::uint64_t ModuleEvaluator::refresh() {
@@ -53,10 +54,9 @@ bool ModuleEvaluator::evaluate(ConstBytes in, std::int64_t rows, Bytes out) {
   refresh();
   torch::NoGradGuard no_grad;
   torch::Tensor y;
-  const torch::Device device = module_device(*replica_);  // inputs go to the replica's device
   if (mask_size_ == 0) {
     // Copy: rows handed in by an actor or the server need not be 8-byte aligned.
-    y = forward_(to_device(observation_tensors(space_, in.data(), rows, /*copy=*/true), device), torch::Tensor());
+    y = forward_(to_device(observation_tensors(space_, in.data(), rows, /*copy=*/true), device_), torch::Tensor());
   } else {
     const std::size_t ob = space_.byte_size(), n = static_cast<std::size_t>(rows);
     obs_.resize(n * ob);
@@ -67,7 +67,7 @@ bool ModuleEvaluator::evaluate(ConstBytes in, std::int64_t rows, Bytes out) {
     }
     const auto masks = torch::from_blob(masks_.data(), {rows, static_cast<std::int64_t>(mask_size_)}, torch::kUInt8)
                            .to(torch::kBool);
-    y = forward_(to_device(observation_tensors(space_, obs_.data(), rows), device), masks.to(device));
+    y = forward_(to_device(observation_tensors(space_, obs_.data(), rows), device_), masks.to(device_));
   }
   y = y.to(torch::kCPU, torch::kFloat32).contiguous();
   RLZOO_CHECK(y.numel() == rows * static_cast<std::int64_t>(out_floats_), "ModuleEvaluator: forward gave the wrong size");

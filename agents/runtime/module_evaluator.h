@@ -50,6 +50,7 @@ class ModuleEvaluator : public BatchEvaluator {
   std::size_t mask_size_ = 0;
   std::size_t out_floats_;
   std::shared_ptr<torch::nn::Module> replica_;
+  torch::Device device_ = torch::kCPU;  // the replica's, read once: inputs are moved there
   MaskedForward forward_;
   std::vector<std::byte> obs_, masks_;
   std::optional<ParameterClient<ParameterSnapshot>> client_;
