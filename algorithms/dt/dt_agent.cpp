@@ -34,6 +34,9 @@ DtAgent::DtAgent(const AgentSetup& setup, ModelKind kind)
       device_(learner_device(setup)),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0xd7)) {
   const std::string algo = algorithm();
+  if (cfg_.device != "cpu")
+    spdlog::warn("{}: hyperparams.device is ignored; the preset's top-level device ('{}') decides", algo,
+                 setup.preset.device);
   const Space& obs = spec_.observation_space;
   if (!obs.is_box())
     throw UserError(fmt::format("{}: the observation must be a Box, {} has {}", algo, spec_.id, obs.describe()));

@@ -29,6 +29,9 @@ struct DtConfig {
   double max_grad_norm = 0.25;
   double rtg_scale = 1000.0;           // returns-to-go are divided by this
   double target_return = 0.0;          // the return asked for in evaluation (dt)
+  // Before the preset's top-level `device`, DT had its own; agents saved then carry it in their
+  // preset.yaml, so the key still parses (and is otherwise ignored).
+  std::string device = "cpu";
 
   static void describe(Fields<DtConfig>& f) {
     f("dataset", &DtConfig::dataset, "dataset directory (rlzoo dataset collect/import; docs/datasets.md)",
@@ -55,6 +58,8 @@ struct DtConfig {
     f("rtg_scale", &DtConfig::rtg_scale, "returns-to-go are divided by this", Bound::positive());
     f("target_return", &DtConfig::target_return,
       "dt: the return asked for when acting (rlzoo eval --target-return); 0: the dataset's best return");
+    f("device", &DtConfig::device,
+      "ignored, kept so that agents saved with it load: use the preset's top-level device", OneOf{{"cpu", "cuda"}});
   }
 };
 

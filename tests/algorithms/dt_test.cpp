@@ -283,9 +283,12 @@ TEST(Dt, BadSettingsAreClearErrors) {
                                                "hyperparams.heads=4"}),
                UserError);
   EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.pct_traj=0"}), UserError);
-  if (!torch::cuda::is_available())
-    EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "device=cuda"}),
-                 UserError);
+  if (!torch::cuda::is_available()) {
+    EXPECT_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "device=cuda"}), UserError);
+  }
+  // Agents saved before the top-level device key carry hyperparams.device; they still load.
+  EXPECT_NO_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.device=cpu"}));
+  EXPECT_NO_THROW(make_agent("dt", "CartPole-v1", {"hyperparams.dataset=" + dir, "hyperparams.device=cuda"}));
 }
 
 }  // namespace
