@@ -19,7 +19,7 @@ namespace {
 class FleetSource : public TrajectorySource {
  public:
   FleetSource(std::shared_ptr<GrpcFleet::State> state, std::unique_ptr<grpc::Server> server,
-              std::unique_ptr<fleet::Fleet::Service> service)
+              std::unique_ptr<grpc::Service> service)
       : s_(std::move(state)), service_(std::move(service)), server_(std::move(server)) {}
 
   ~FleetSource() override {
@@ -29,7 +29,7 @@ class FleetSource : public TrajectorySource {
     s_->parameters->wake();
     s_->queue->close();
     s_->wait_until_told(std::chrono::milliseconds(s_->options.finish_grace_ms));
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
     s_->write_stats();
   }
 
@@ -41,11 +41,14 @@ class FleetSource : public TrajectorySource {
       auto item = s_->queue->pop_for(std::chrono::milliseconds(20));
       if (!item) continue;
       pending_.push_back(std::move(*item));
-      prune();
-      if (static_cast<int>(pending_.size()) < s_->spec.round_size) continue;
       std::vector<Trajectory> parts;
       {
+        // Pruning and taking the round under one lock: a run that ends in between would
+        // otherwise have its trajectories used after its end.
+        const std::uint64_t newest = s_->parameters->version();
         std::lock_guard lock(s_->mutex);
+        prune(newest);
+        if (static_cast<int>(pending_.size()) < s_->spec.round_size) continue;
         for (auto& q : pending_) {
           ++s_->stats.used;
           ++s_->stats.used_by_run[q.run];
@@ -87,10 +90,9 @@ class FleetSource : public TrajectorySource {
     quiet_since = FleetClock::now();
   }
 
-  // Drops pending trajectories of ended runs and, on-policy, stale ones.
-  void prune() {
-    const std::uint64_t newest = s_->parameters->version();
-    std::lock_guard lock(s_->mutex);
+  // Drops pending trajectories of ended runs and, on-policy, those older than `newest`. Under
+  // the state's mutex.
+  void prune(std::uint64_t newest) {
     std::erase_if(pending_, [&](const FleetQueued& q) {
       if (!s_->live(q.run)) {
         ++s_->stats.discarded_ended;
@@ -105,13 +107,32 @@ class FleetSource : public TrajectorySource {
   }
 
   std::shared_ptr<GrpcFleet::State> s_;
-  std::unique_ptr<fleet::Fleet::Service> service_;  // outlives the server
+  std::unique_ptr<grpc::Service> service_;  // outlives the server
   std::unique_ptr<grpc::Server> server_;
   std::vector<FleetQueued> pending_;
   FleetClock::time_point last_stats_write_;
 };
 
 }  // namespace
+
+std::shared_ptr<GrpcFleet::State> make_fleet_state(const FleetServerOptions& options, const FleetSpec& spec,
+                                                   const ModuleParameterStore& parameters,
+                                                   std::int64_t learner_timesteps) {
+  auto s = std::make_shared<GrpcFleet::State>();
+  s->options = options;
+  s->spec = spec;
+  s->parameters = &parameters;
+  s->learner_timesteps = learner_timesteps;
+  const int capacity = options.queue_capacity > 0 ? options.queue_capacity : 2 * spec.round_size;
+  s->queue = std::make_unique<BoundedQueue<FleetQueued>>(static_cast<std::size_t>(capacity));
+  return s;
+}
+
+std::unique_ptr<TrajectorySource> make_fleet_source(std::shared_ptr<GrpcFleet::State> state,
+                                                    std::unique_ptr<grpc::Server> server,
+                                                    std::unique_ptr<grpc::Service> service) {
+  return std::make_unique<FleetSource>(std::move(state), std::move(server), std::move(service));
+}
 
 GrpcFleet::GrpcFleet(FleetServerOptions options) : options_(std::move(options)) {
   check_server_security(options_);
@@ -120,13 +141,7 @@ GrpcFleet::GrpcFleet(FleetServerOptions options) : options_(std::move(options)) 
 GrpcFleet::~GrpcFleet() = default;
 
 std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const ModuleParameterStore& parameters) {
-  auto s = std::make_shared<State>();
-  s->options = options_;
-  s->spec = spec;
-  s->parameters = &parameters;
-  s->learner_timesteps = learner_timesteps_.load();
-  const int capacity = options_.queue_capacity > 0 ? options_.queue_capacity : 2 * spec.round_size;
-  s->queue = std::make_unique<BoundedQueue<FleetQueued>>(static_cast<std::size_t>(capacity));
+  auto s = make_fleet_state(options_, spec, parameters, learner_timesteps_.load());
   auto service = make_fleet_service(*s);
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options_.listen, server_credentials(options_.security), &s->port);
@@ -145,7 +160,7 @@ std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const M
   if (!options_.port_file.empty()) durable::replace_file(options_.port_file, fmt::format("{}\n", s->port));
   state_ = s;
   s->write_stats();
-  return std::make_unique<FleetSource>(std::move(s), std::move(server), std::move(service));
+  return make_fleet_source(std::move(s), std::move(server), std::move(service));
 }
 
 void GrpcFleet::set_learner_timesteps(std::int64_t steps) {

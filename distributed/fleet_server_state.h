@@ -19,6 +19,11 @@
 #include "distributed/fleet_server.h"
 #include "distributed/proto/fleet.pb.h"
 
+namespace grpc {
+class Server;
+class Service;
+}  // namespace grpc
+
 namespace rlzoo {
 
 using FleetClock = std::chrono::steady_clock;
@@ -108,5 +113,17 @@ struct GrpcFleet::State {
   // Writes the stats as JSON to options.stats_file (if set), atomically.
   void write_stats() const;
 };
+
+// A fleet's state before it serves: the queue sized from `options` (or two rounds).
+std::shared_ptr<GrpcFleet::State> make_fleet_state(const FleetServerOptions& options, const FleetSpec& spec,
+                                                   const ModuleParameterStore& parameters,
+                                                   std::int64_t learner_timesteps);
+
+// The learner's side of a fleet: rounds of trajectories from `state`'s queue. Destroying it
+// tells the actors that training is over, then shuts `server` down (the gRPC server that calls
+// `service`; null when a test calls the service's handlers itself, from plain threads).
+std::unique_ptr<TrajectorySource> make_fleet_source(std::shared_ptr<GrpcFleet::State> state,
+                                                    std::unique_ptr<grpc::Server> server,
+                                                    std::unique_ptr<grpc::Service> service);
 
 }  // namespace rlzoo

@@ -172,7 +172,10 @@ class FleetService final : public fleet::Fleet::Service {
     q.run = req->run_id();
     // Back-pressure: wait for room while the call's deadline and the fleet allow.
     while (!s_.queue->push_for(q, std::chrono::milliseconds(100))) {
-      if (s_.queue->closed() || s_.stop.stop_requested()) return refuse(out, "the learner has finished");
+      if (s_.queue->closed() || s_.stop.stop_requested()) {
+        out->set_finished(true);
+        return refuse(out, "the learner has finished");
+      }
       if (ctx->IsCancelled() || std::chrono::system_clock::now() + std::chrono::milliseconds(100) > ctx->deadline())
         return refuse(out, "busy: the learner's queue stayed full");
     }

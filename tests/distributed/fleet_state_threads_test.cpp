@@ -1,0 +1,269 @@
+// The fleet's shared state (distributed/fleet_server_state.h) under concurrent use, without
+// gRPC: actor threads call the service's handlers directly while the learner takes rounds from
+// its source. The handlers and the source are the code the gRPC server runs; leaving the
+// transport out lets ThreadSanitizer check rlzoo's own locking (scripts/test-tsan --all runs
+// these), which it cannot do through Debian's uninstrumented gRPC (docs/reliability.md).
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "distributed/fleet_server_state.h"
+#include "distributed/fleet_service.h"
+#include "distributed/fleet_wire.h"
+#include "tests/support/test_paths.h"
+
+namespace rlzoo {
+namespace {
+
+const Space kObs = Space::box(-10, 10, {4});
+
+FleetSpec spec_of(bool on_policy, int round_size) {
+  FleetSpec spec;
+  spec.shape = TrajectoryShape{3, 2, kObs.byte_size(), 8, 3, 0};
+  spec.observation_space = kObs;
+  spec.on_policy = on_policy;
+  spec.round_size = round_size;
+  spec.preset_yaml = "algo: ppo\n";
+  spec.spec_hash = "feedfacefeedface";
+  return spec;
+}
+
+// A trajectory whose rewards all equal `marker` (the round's checks read it back).
+fleet::TrajectoryUpload upload_of(const FleetSpec& spec, std::uint64_t version, double marker) {
+  Trajectory t(spec.shape);
+  for (auto& r : t.rewards) r = marker;
+  t.policy_version = version;
+  fleet::TrajectoryUpload m;
+  encode_trajectory(t, m);
+  return m;
+}
+
+void publish_version(ModuleParameterStore& params, float value) {
+  ParameterSnapshot s;
+  s.tensors.push_back(torch::full({2}, value));
+  params.publish(std::move(s));
+}
+
+// One in-process fleet: its state, the service's handlers and the learner's source.
+struct InProcessFleet {
+  InProcessFleet(FleetServerOptions options, FleetSpec spec) : spec(std::move(spec)) {
+    publish_version(params, 1);
+    state = make_fleet_state(options, this->spec, params, 0);
+    service = make_fleet_service(*state);
+    // The test keeps the service: its threads may still be in a handler when the source goes
+    // (a gRPC server waits for those calls in its Shutdown).
+    source = make_fleet_source(state, nullptr, nullptr);
+  }
+
+  // Registers `run` (actor -1: any free slot); the reply, or nothing once the learner finished.
+  std::optional<fleet::RegisterReply> register_run(std::uint64_t run, int actor) {
+    grpc::ServerContext ctx;
+    fleet::RegisterRequest req;
+    req.set_protocol(kFleetProtocolVersion);
+    req.set_actor_id(actor);
+    req.set_run_id(run);
+    req.set_spec_hash(spec.spec_hash);
+    fleet::RegisterReply reply;
+    const grpc::Status st = service->Register(&ctx, &req, &reply);
+    if (st.error_code() == grpc::StatusCode::UNAVAILABLE && state->finished) return std::nullopt;
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return reply;
+  }
+  fleet::ParametersReply get_parameters(std::uint64_t run, std::uint64_t have, std::int64_t wait_ms) {
+    grpc::ServerContext ctx;
+    fleet::ParametersRequest req;
+    req.set_run_id(run);
+    req.set_learner_run(state->learner_run);
+    req.set_have_version(have);
+    req.set_wait_ms(wait_ms);
+    fleet::ParametersReply reply;
+    EXPECT_TRUE(service->GetParameters(&ctx, &req, &reply).ok());
+    return reply;
+  }
+  fleet::UploadReply upload(std::uint64_t run, std::uint64_t sequence, fleet::TrajectoryUpload m) {
+    grpc::ServerContext ctx;
+    m.set_run_id(run);
+    m.set_learner_run(state->learner_run);
+    m.set_sequence(sequence);
+    fleet::UploadReply reply;
+    EXPECT_TRUE(service->Upload(&ctx, &m, &reply).ok());
+    return reply;
+  }
+  fleet::HeartbeatReply heartbeat(std::uint64_t run) {
+    grpc::ServerContext ctx;
+    fleet::HeartbeatRequest req;
+    req.set_run_id(run);
+    req.set_learner_run(state->learner_run);
+    fleet::HeartbeatReply reply;
+    EXPECT_TRUE(service->Heartbeat(&ctx, &req, &reply).ok());
+    return reply;
+  }
+  FleetStats stats() const {
+    std::lock_guard lock(state->mutex);
+    return state->stats;
+  }
+
+  FleetSpec spec;
+  ModuleParameterStore params;  // outlives the source that serves it
+  std::shared_ptr<GrpcFleet::State> state;
+  std::unique_ptr<fleet::Fleet::Service> service;  // outlives the threads that call it
+  std::unique_ptr<TrajectorySource> source;
+};
+
+TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
+  constexpr int kActors = 3;
+  constexpr int kRounds = 25;
+  const std::string dir = test::make_temp_dir("rlzoo-fleet-state");
+  FleetServerOptions options;
+  options.stats_file = dir + "/stats.json";  // written from every thread
+  options.max_wait_ms = 200;
+  InProcessFleet f(options, spec_of(/*on_policy=*/true, kActors));
+
+  std::atomic<std::uint64_t> first_accepted{0}, retries{0};
+  std::vector<int> actor_ids(kActors, -1);
+  std::vector<std::thread> actors;
+  for (int a = 0; a < kActors; ++a)
+    actors.emplace_back([&, a] {
+      const std::uint64_t run = 0x100 + a;
+      actor_ids[a] = f.register_run(run, -1).value().actor_id();
+      std::uint64_t have = 0, sequence = 0;
+      while (true) {
+        const auto p = f.get_parameters(run, have, 100);
+        if (p.finished()) break;
+        if (p.version() > have) {
+          EXPECT_EQ(p.tensors_size(), 1);
+          have = p.version();
+        }
+        const auto m = upload_of(f.spec, have, static_cast<double>(have));
+        const auto u = f.upload(run, ++sequence, m);
+        if (u.accepted()) {
+          ++first_accepted;
+          // A retry after a lost reply: accepted again, used once.
+          const auto again = f.upload(run, sequence, m);
+          EXPECT_TRUE(again.accepted());
+          EXPECT_NE(again.reason().find("duplicate"), std::string::npos) << again.reason();
+          ++retries;
+        }
+        EXPECT_TRUE(f.heartbeat(run).known());
+      }
+    });
+
+  // A reader of the stats and live runs, as the learner's logging does.
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done) {
+      EXPECT_LE(f.stats().used, static_cast<std::uint64_t>(kRounds * kActors));
+      EXPECT_LE(f.state->live_runs(), kActors);
+      std::this_thread::yield();
+    }
+  });
+
+  for (int r = 0; r < kRounds; ++r) {
+    const std::uint64_t version = f.params.version();
+    const auto round = f.source->next_round();
+    ASSERT_TRUE(round);
+    // On-policy: every trajectory of the round was made with the newest parameters.
+    EXPECT_EQ(round->policy_version, version);
+    EXPECT_EQ(round->rewards, std::vector<double>(round->rewards.size(), static_cast<double>(version)));
+    EXPECT_EQ(round->rewards.size(), static_cast<std::size_t>(3 * 2 * kActors));
+    publish_version(f.params, static_cast<float>(version + 1));
+  }
+  f.source.reset();  // tells the actors that training is over
+  for (auto& t : actors) t.join();
+  done = true;
+  reader.join();
+
+  const FleetStats s = f.stats();
+  EXPECT_EQ(s.registrations, static_cast<std::uint64_t>(kActors));
+  EXPECT_EQ(s.used, static_cast<std::uint64_t>(kRounds * kActors));
+  EXPECT_EQ(s.accepted, first_accepted.load());
+  EXPECT_EQ(s.duplicates, retries.load());
+  EXPECT_EQ(s.used_after_end, 0u);
+  EXPECT_TRUE(s.rejected.empty());
+  EXPECT_EQ(std::set<int>(actor_ids.begin(), actor_ids.end()), (std::set<int>{0, 1, 2}));
+  // The stats file's last write is the final count.
+  std::ifstream in(options.stats_file);
+  const auto json = nlohmann::json::parse(in);
+  EXPECT_EQ(json.at("used").get<std::uint64_t>(), s.used);
+}
+
+TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) {
+  constexpr int kRounds = 40;
+  FleetServerOptions options;
+  options.heartbeat_timeout_ms = 500;
+  options.queue_capacity = 3;  // uploads wait for room (back-pressure)
+  InProcessFleet f(options, spec_of(/*on_policy=*/false, 2));
+
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> registrations{0};
+  // Registers `run` in `slot` and uploads up to `uploads` trajectories (-1: until told to
+  // register again or that training is over); false once the learner has finished.
+  const auto act = [&](std::uint64_t run, int slot, int uploads, double marker) {
+    const auto reg = f.register_run(run, slot);
+    if (!reg) return false;
+    EXPECT_EQ(reg->actor_id(), slot);
+    ++registrations;
+    for (std::uint64_t seq = 1; uploads < 0 || seq <= static_cast<std::uint64_t>(uploads); ++seq) {
+      const auto u = f.upload(run, seq, upload_of(f.spec, 1, marker));
+      if (u.finished()) return false;
+      if (u.accepted()) continue;
+      // Replaced by a newer run in its slot, or (when starved past the heartbeat timeout) ended.
+      EXPECT_NE(u.reason().find("register again"), std::string::npos) << u.reason();
+      break;
+    }
+    return true;
+  };
+  // Actor 0 uploads steadily. Slot 1 is taken again and again by new runs of two processes
+  // racing for it, each ending the run before it while that run's uploads may still be queued
+  // or in flight.
+  std::thread steady([&] {
+    for (std::uint64_t run = 0x200; !done && act(run, 0, -1, 0.0); run += 0x10000) {
+    }
+  });
+  std::vector<std::thread> restarts;
+  for (int k = 0; k < 2; ++k)
+    restarts.emplace_back([&, k] {
+      for (std::uint64_t run = 0x300 + 0x1000 * k; !done && act(run, 1, 3, 1.0); ++run) {
+      }
+    });
+  // A run that uploads once and falls silent: the learner's heartbeat check ends it.
+  std::thread silent([&] { act(0x400, 2, 1, 2.0); });
+
+  for (int r = 0; r < kRounds; ++r) {
+    const auto round = f.source->next_round();
+    ASSERT_TRUE(round);
+    EXPECT_EQ(round->rewards.size(), static_cast<std::size_t>(3 * 2 * 2));
+  }
+  // Rounds go on (the steady actor) until the silent run is noticed.
+  const auto deadline = FleetClock::now() + std::chrono::seconds(30);
+  while (!f.stats().ended_runs.count(0x400) && FleetClock::now() < deadline) ASSERT_TRUE(f.source->next_round());
+  done = true;
+  f.source.reset();
+  steady.join();
+  for (auto& t : restarts) t.join();
+  silent.join();
+
+  const FleetStats s = f.stats();
+  EXPECT_EQ(s.registrations, registrations.load());
+  EXPECT_EQ(s.used_after_end, 0u);
+  EXPECT_GE(s.used, static_cast<std::uint64_t>(2 * kRounds));
+  ASSERT_TRUE(s.ended_runs.count(0x400));
+  EXPECT_NE(s.ended_runs.at(0x400).find("silent for more than 500 ms"), std::string::npos);
+  EXPECT_GE(s.ended_runs.size(), 2u);  // the silent run and at least one replaced run of slot 1
+  // No two live runs hold one slot.
+  std::lock_guard lock(f.state->mutex);
+  std::set<int> slots;
+  for (const auto& [id, r] : f.state->runs) {
+    if (!r.ended) EXPECT_TRUE(slots.insert(r.actor).second) << "slot " << r.actor << " held twice";
+  }
+}
+
+}  // namespace
+}  // namespace rlzoo
