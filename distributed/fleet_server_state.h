@@ -68,14 +68,16 @@ struct GrpcFleet::State {
   std::set<std::uint64_t> told_finished;  // runs that got a reply saying the learner finished
   std::condition_variable told_cv;
 
-  // A reply to `run_id` says `finished`: remember that it was told.
-  void telling_finished(std::uint64_t run_id) {
-    if (!finished) return;
+  // Whether a reply to `run_id` says that training has finished (read once, so that a reply's
+  // flag and its reason agree); when it does, remembers that the run was told.
+  bool tell_finished(std::uint64_t run_id) {
+    if (!finished) return false;
     {
       std::lock_guard lock(mutex);
       told_finished.insert(run_id);
     }
     told_cv.notify_all();
+    return true;
   }
   // After training: waits (up to `grace`) until every live run was told that it is over, so
   // that actors stop instead of retrying a learner that is gone.

@@ -76,9 +76,8 @@ class FleetService final : public fleet::Fleet::Service {
                              fleet::ParametersReply* out) override {
     if (auto st = authenticate(*ctx); !st.ok()) return st;
     out->set_learner_run(s_.learner_run);
-    out->set_finished(s_.finished);
-    s_.telling_finished(req->run_id());
-    if (req->learner_run() != s_.learner_run || s_.finished) return grpc::Status::OK;
+    out->set_finished(s_.tell_finished(req->run_id()));
+    if (req->learner_run() != s_.learner_run || out->finished()) return grpc::Status::OK;
     s_.touch(req->run_id());
     const std::int64_t wait = std::clamp<std::int64_t>(req->wait_ms(), 0, s_.options.max_wait_ms);
     if (wait > 0) {
@@ -98,8 +97,7 @@ class FleetService final : public fleet::Fleet::Service {
       out->set_version(reply->version());
     }
     out->set_learner_timesteps(s_.learner_timesteps.load());
-    out->set_finished(s_.finished);
-    s_.telling_finished(req->run_id());
+    out->set_finished(s_.tell_finished(req->run_id()));
     return grpc::Status::OK;
   }
 
@@ -107,9 +105,8 @@ class FleetService final : public fleet::Fleet::Service {
     if (auto st = authenticate(*ctx); !st.ok()) return st;
     out->set_learner_run(s_.learner_run);
     out->set_version(s_.parameters->version());
-    out->set_finished(s_.finished);
-    s_.telling_finished(req->run_id());
-    if (s_.finished) return refuse(out, "the learner has finished");
+    out->set_finished(s_.tell_finished(req->run_id()));
+    if (out->finished()) return refuse(out, "the learner has finished");
     if (req->learner_run() != s_.learner_run) return refuse(out, "the learner restarted: register again");
     int actor = 0;
     {
@@ -173,7 +170,7 @@ class FleetService final : public fleet::Fleet::Service {
     // Back-pressure: wait for room while the call's deadline and the fleet allow.
     while (!s_.queue->push_for(q, std::chrono::milliseconds(100))) {
       if (s_.queue->closed() || s_.stop.stop_requested()) {
-        out->set_finished(true);
+        out->set_finished(s_.tell_finished(req->run_id()));
         return refuse(out, "the learner has finished");
       }
       if (ctx->IsCancelled() || std::chrono::system_clock::now() + std::chrono::milliseconds(100) > ctx->deadline())
@@ -196,8 +193,7 @@ class FleetService final : public fleet::Fleet::Service {
     if (auto st = authenticate(*ctx); !st.ok()) return st;
     out->set_learner_run(s_.learner_run);
     out->set_version(s_.parameters->version());
-    out->set_finished(s_.finished);
-    s_.telling_finished(req->run_id());
+    out->set_finished(s_.tell_finished(req->run_id()));
     if (req->learner_run() != s_.learner_run) return grpc::Status::OK;
     std::lock_guard lock(s_.mutex);
     out->set_known(s_.live(req->run_id()));
