@@ -15,11 +15,12 @@ struct C10dGradientReducer::Group {
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
 
-  // Waits for `work`, then keeps it until the next collective has completed. LibTorch 1.13's
-  // Gloo worker signals a Work's condition variable after marking it complete, so a Work
-  // destroyed as soon as wait() returns can be destroyed while the worker is still inside
-  // that signal (ThreadSanitizer reports it). With one worker thread, the next collective
-  // completes after that signal, so dropping the previous Work then is safe.
+  // Waits for `work`, then keeps it (and its buffer) until the next collective has completed.
+  // Gloo's worker signals a Work's condition variable after marking it complete and then drops
+  // its own reference inside LibTorch, which is not instrumented: ThreadSanitizer sees no order
+  // between that signal and our destroying the Work right after wait(), and reports a race.
+  // With one worker thread, the next collective completes after the worker is done with this
+  // one, and our wait() for it gives TSan that order.
   void complete(c10::intrusive_ptr<c10d::Work> work) {
     work->wait();
     previous = std::move(work);

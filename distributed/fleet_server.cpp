@@ -52,7 +52,7 @@ class FleetSource : public TrajectorySource {
         for (auto& q : pending_) {
           ++s_->stats.used;
           ++s_->stats.used_by_run[q.run];
-          if (!s_->live(q.run)) ++s_->stats.used_after_end;
+          if (!s_->live(q.run)) ++s_->stats.used_after_end;  // a guard: pruned just above, so 0
           parts.push_back(std::move(q.trajectory));
         }
       }

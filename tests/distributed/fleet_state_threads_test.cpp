@@ -110,11 +110,24 @@ struct InProcessFleet {
     return state->stats;
   }
 
+  // Ends training as the learner does (the source goes, telling actors so), then joins the
+  // test's threads. Also run on destruction, so that a failed ASSERT in the test body returns
+  // without leaving threads running.
+  void finish() {
+    done = true;
+    source.reset();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+  }
+  ~InProcessFleet() { finish(); }
+
   FleetSpec spec;
   ModuleParameterStore params;  // outlives the source that serves it
   std::shared_ptr<GrpcFleet::State> state;
   std::unique_ptr<fleet::Fleet::Service> service;  // outlives the threads that call it
   std::unique_ptr<TrajectorySource> source;
+  std::vector<std::thread> threads;  // the test's actors; they stop on `done` or `finished`
+  std::atomic<bool> done{false};
 };
 
 TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
@@ -128,11 +141,15 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
 
   std::atomic<std::uint64_t> first_accepted{0}, retries{0};
   std::vector<int> actor_ids(kActors, -1);
-  std::vector<std::thread> actors;
   for (int a = 0; a < kActors; ++a)
-    actors.emplace_back([&, a] {
+    f.threads.emplace_back([&, a] {
       const std::uint64_t run = 0x100 + a;
-      actor_ids[a] = f.register_run(run, -1).value().actor_id();
+      const auto reg = f.register_run(run, -1);
+      if (!reg) {
+        ADD_FAILURE() << "registration refused";
+        return;
+      }
+      actor_ids[a] = reg->actor_id();
       std::uint64_t have = 0, sequence = 0;
       while (true) {
         const auto p = f.get_parameters(run, have, 100);
@@ -157,13 +174,13 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
       }
     });
 
-  // A reader of the stats and live runs, as the learner's logging does.
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    while (!done) {
-      EXPECT_LE(f.stats().used, static_cast<std::uint64_t>(kRounds * kActors));
-      EXPECT_LE(f.state->live_runs(), kActors);
-      std::this_thread::yield();
+  // A reader of the stats and live runs, as the learner's logging does: it is there for TSan
+  // to check those reads against the writers. The pause only keeps it from taking a core.
+  f.threads.emplace_back([&] {
+    while (!f.done) {
+      f.stats();
+      f.state->live_runs();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
 
@@ -177,10 +194,7 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
     EXPECT_EQ(round->rewards.size(), static_cast<std::size_t>(3 * 2 * kActors));
     publish_version(f.params, static_cast<float>(version + 1));
   }
-  f.source.reset();  // tells the actors that training is over
-  for (auto& t : actors) t.join();
-  done = true;
-  reader.join();
+  f.finish();
 
   const FleetStats s = f.stats();
   EXPECT_EQ(s.registrations, static_cast<std::uint64_t>(kActors));
@@ -190,6 +204,8 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
   EXPECT_EQ(s.used_after_end, 0u);
   EXPECT_TRUE(s.rejected.empty());
   EXPECT_EQ(std::set<int>(actor_ids.begin(), actor_ids.end()), (std::set<int>{0, 1, 2}));
+  // Each actor stopped on a reply saying training had finished, and the learner recorded it.
+  for (int a = 0; a < kActors; ++a) EXPECT_EQ(f.state->told_finished.count(0x100 + a), 1u) << "run " << a;
   // The stats file's last write is the final count.
   std::ifstream in(options.stats_file);
   const auto json = nlohmann::json::parse(in);
@@ -201,9 +217,9 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
   FleetServerOptions options;
   options.heartbeat_timeout_ms = 500;
   options.queue_capacity = 3;  // uploads wait for room (back-pressure)
+  options.finish_grace_ms = 200;  // the threads stop on `done`, not on being told
   InProcessFleet f(options, spec_of(/*on_policy=*/false, 2));
 
-  std::atomic<bool> done{false};
   std::atomic<std::uint64_t> registrations{0};
   // Registers `run` in `slot` and uploads up to `uploads` trajectories (-1: until told to
   // register again or that training is over); false once the learner has finished.
@@ -226,18 +242,17 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
   // racing for it, each ending the run before it while that run's uploads may still be queued
   // or in flight.
   // Each thread draws its run ids from a range of its own.
-  std::thread steady([&] {
-    for (std::uint64_t run = 1ULL << 40; !done && act(run, 0, -1, 0.0); ++run) {
+  f.threads.emplace_back([&] {
+    for (std::uint64_t run = 1ULL << 40; !f.done && act(run, 0, -1, 0.0); ++run) {
     }
   });
-  std::vector<std::thread> restarts;
   for (int k = 0; k < 2; ++k)
-    restarts.emplace_back([&, k] {
-      for (std::uint64_t run = (2ULL + k) << 40; !done && act(run, 1, 3, 1.0); ++run) {
+    f.threads.emplace_back([&, k] {
+      for (std::uint64_t run = (2ULL + k) << 40; !f.done && act(run, 1, 3, 1.0); ++run) {
       }
     });
   // A run that uploads once and falls silent: the learner's heartbeat check ends it.
-  std::thread silent([&] { act(0x400, 2, 1, 2.0); });
+  f.threads.emplace_back([&] { act(0x400, 2, 1, 2.0); });
 
   for (int r = 0; r < kRounds; ++r) {
     const auto round = f.source->next_round();
@@ -247,11 +262,7 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
   // Rounds go on (the steady actor) until the silent run is noticed.
   const auto deadline = FleetClock::now() + std::chrono::seconds(30);
   while (!f.stats().ended_runs.count(0x400) && FleetClock::now() < deadline) ASSERT_TRUE(f.source->next_round());
-  done = true;
-  f.source.reset();
-  steady.join();
-  for (auto& t : restarts) t.join();
-  silent.join();
+  f.finish();
 
   const FleetStats s = f.stats();
   EXPECT_EQ(s.registrations, registrations.load());
@@ -264,7 +275,8 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
   std::lock_guard lock(f.state->mutex);
   std::set<int> slots;
   for (const auto& [id, r] : f.state->runs) {
-    if (!r.ended) EXPECT_TRUE(slots.insert(r.actor).second) << "slot " << r.actor << " held twice";
+    if (r.ended) continue;
+    EXPECT_TRUE(slots.insert(r.actor).second) << "slot " << r.actor << " held twice";
   }
 }
 
