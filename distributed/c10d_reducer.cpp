@@ -10,21 +10,8 @@
 namespace rlzoo {
 
 struct C10dGradientReducer::Group {
-  // Declared first, destroyed last: after the process group has joined its worker thread.
-  c10::intrusive_ptr<c10d::Work> previous;
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
-
-  // Waits for `work`, then keeps it (and its buffer) until the next collective has completed.
-  // Gloo's worker signals a Work's condition variable after marking it complete and then drops
-  // its own reference inside LibTorch, which is not instrumented: ThreadSanitizer sees no order
-  // between that signal and our destroying the Work right after wait(), and reports a race.
-  // With one worker thread, the next collective completes after the worker is done with this
-  // one, and our wait() for it gives TSan that order.
-  void complete(c10::intrusive_ptr<c10d::Work> work) {
-    work->wait();
-    previous = std::move(work);
-  }
 };
 
 namespace {
@@ -70,7 +57,6 @@ C10dGradientReducer::C10dGradientReducer(const C10dOptions& o) : options_(o), gr
     group_->store = c10::make_intrusive<c10d::TCPStore>(host, so);
     auto pgo = c10d::ProcessGroupGloo::Options::create();
     pgo->timeout = std::chrono::seconds(o.timeout_s);
-    pgo->threads = 1;  // collectives run one at a time (Group::complete relies on it)
     pgo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(host));
     group_->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(group_->store, o.rank, o.world_size, pgo);
   } catch (const std::exception& e) {
@@ -86,7 +72,7 @@ void C10dGradientReducer::reduce(const std::vector<torch::Tensor>& parameters) {
   if (options_.world_size == 1) return;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> buffer{flat_gradients(parameters)};
-  group_->complete(group_->pg->allreduce(buffer));
+  group_->pg->allreduce(buffer)->wait();
   buffer[0].div_(static_cast<double>(options_.world_size));
   std::int64_t offset = 0;
   for (const auto& p : parameters) {
@@ -104,7 +90,7 @@ void C10dGradientReducer::synchronize(const std::vector<torch::Tensor>& paramete
   std::vector<torch::Tensor> buffer{torch::cat(flat)};
   c10d::BroadcastOptions bo;
   bo.rootRank = 0;
-  group_->complete(group_->pg->broadcast(buffer, bo));
+  group_->pg->broadcast(buffer, bo)->wait();
   std::int64_t offset = 0;
   for (const auto& p : parameters) {
     const std::int64_t n = p.numel();
