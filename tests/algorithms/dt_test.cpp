@@ -135,7 +135,9 @@ TEST(Dt, ActionOfStepTDependsOnNoActionFromTOn) {
     EXPECT_TRUE(torch::allclose(y.slice(1, 0, 4), y2.slice(1, 0, 4), 0, 1e-6)) << "a_3.. leaked into step <= 3";
     EXPECT_GT((y.slice(1, 4) - y2.slice(1, 4)).abs().max().item<double>(), 1e-5) << "a_3 must inform step 4";
     EXPECT_TRUE(torch::allclose(y.slice(1, 0, 4), y3.slice(1, 0, 4), 0, 1e-6)) << "s_4.. leaked into step <= 3";
-    if (!discrete) EXPECT_TRUE(torch::all(y.abs() <= 1).item<bool>()) << "continuous actions are tanh-bounded";
+    if (!discrete) {
+      EXPECT_TRUE(torch::all(y.abs() <= 1).item<bool>()) << "continuous actions are tanh-bounded";
+    }
   }
 }
 
