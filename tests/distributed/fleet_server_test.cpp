@@ -16,24 +16,15 @@
 #include "distributed/fleet_wire.h"
 #include "distributed/proto/fleet.grpc.pb.h"
 #include "tests/support/child_process.h"
+#include "tests/support/fleet_messages.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
 
-const Space kObs = Space::box(-10, 10, {4});
 constexpr std::uint64_t kRun = 0x1234;
 
-FleetSpec small_spec() {
-  FleetSpec spec;
-  spec.shape = TrajectoryShape{3, 2, kObs.byte_size(), 8, 3, 0};
-  spec.observation_space = kObs;
-  spec.on_policy = true;
-  spec.round_size = 1;
-  spec.preset_yaml = "algo: ppo\n";
-  spec.spec_hash = "feedfacefeedface";
-  return spec;
-}
+FleetSpec small_spec() { return test::small_fleet_spec(); }
 
 struct Fixture {
   explicit Fixture(FleetServerOptions o = {}) {
@@ -76,14 +67,7 @@ struct Fixture {
   std::uint64_t learner_run = 0;
 };
 
-fleet::TrajectoryUpload good_upload(std::uint64_t version) {
-  Trajectory t(small_spec().shape);
-  for (std::size_t i = 0; i < t.rewards.size(); ++i) t.rewards[i] = 1.0;
-  t.policy_version = version;
-  fleet::TrajectoryUpload m;
-  encode_trajectory(t, m);
-  return m;
-}
+fleet::TrajectoryUpload good_upload(std::uint64_t version) { return test::fleet_upload(small_spec(), version); }
 
 TEST(FleetServer, RefusesAndCountsEachKindOfBadMessageAndUsesOnlyGoodOnes) {
   Fixture f;

@@ -17,33 +17,11 @@
 #include "distributed/fleet_server_state.h"
 #include "distributed/fleet_service.h"
 #include "distributed/fleet_wire.h"
+#include "tests/support/fleet_messages.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
-
-const Space kObs = Space::box(-10, 10, {4});
-
-FleetSpec spec_of(bool on_policy, int round_size) {
-  FleetSpec spec;
-  spec.shape = TrajectoryShape{3, 2, kObs.byte_size(), 8, 3, 0};
-  spec.observation_space = kObs;
-  spec.on_policy = on_policy;
-  spec.round_size = round_size;
-  spec.preset_yaml = "algo: ppo\n";
-  spec.spec_hash = "feedfacefeedface";
-  return spec;
-}
-
-// A trajectory whose rewards all equal `marker` (the round's checks read it back).
-fleet::TrajectoryUpload upload_of(const FleetSpec& spec, std::uint64_t version, double marker) {
-  Trajectory t(spec.shape);
-  for (auto& r : t.rewards) r = marker;
-  t.policy_version = version;
-  fleet::TrajectoryUpload m;
-  encode_trajectory(t, m);
-  return m;
-}
 
 void publish_version(ModuleParameterStore& params, float value) {
   ParameterSnapshot s;
@@ -137,7 +115,7 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
   FleetServerOptions options;
   options.stats_file = dir + "/stats.json";  // written from every thread
   options.max_wait_ms = 200;
-  InProcessFleet f(options, spec_of(/*on_policy=*/true, kActors));
+  InProcessFleet f(options, test::small_fleet_spec(/*on_policy=*/true, kActors));
 
   std::atomic<std::uint64_t> first_accepted{0}, retries{0};
   std::vector<int> actor_ids(kActors, -1);
@@ -158,7 +136,7 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
           EXPECT_EQ(p.tensors_size(), 1);
           have = p.version();
         }
-        const auto m = upload_of(f.spec, have, static_cast<double>(have));
+        const auto m = test::fleet_upload(f.spec, have, static_cast<double>(have));
         const auto u = f.upload(run, ++sequence, m);
         if (u.accepted()) {
           ++first_accepted;
@@ -218,7 +196,7 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
   options.heartbeat_timeout_ms = 500;
   options.queue_capacity = 3;  // uploads wait for room (back-pressure)
   options.finish_grace_ms = 200;  // the threads stop on `done`, not on being told
-  InProcessFleet f(options, spec_of(/*on_policy=*/false, 2));
+  InProcessFleet f(options, test::small_fleet_spec(/*on_policy=*/false, 2));
 
   std::atomic<std::uint64_t> registrations{0};
   // Registers `run` in `slot` and uploads up to `uploads` trajectories (-1: until told to
@@ -229,7 +207,7 @@ TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) 
     EXPECT_EQ(reg->actor_id(), slot);
     ++registrations;
     for (std::uint64_t seq = 1; uploads < 0 || seq <= static_cast<std::uint64_t>(uploads); ++seq) {
-      const auto u = f.upload(run, seq, upload_of(f.spec, 1, marker));
+      const auto u = f.upload(run, seq, test::fleet_upload(f.spec, 1, marker));
       if (u.finished()) return false;
       if (u.accepted()) continue;
       // Replaced by a newer run in its slot, or (when starved past the heartbeat timeout) ended.
