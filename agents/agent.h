@@ -33,12 +33,14 @@ namespace rlzoo {
 // Per-call extras for act(). Unset tensors are simply absent.
 class Logger;
 
+// Every member has an initialiser, so `ActOptions{.deterministic = false}` names only what it sets
+// (without, GCC's -Wextra warns of each member left out).
 struct ActOptions {
   bool deterministic = true;
-  torch::Tensor action_mask;     // [B, n] bool: legal actions (Discrete)
-  torch::Tensor recurrent_state;  // recurrent policies: act_with_state()'s state from the previous call
-  torch::Tensor episode_start;   // [B] bool: the observation starts an episode
-  torch::Tensor target_return;   // [B] return-conditioned policies (Decision Transformer)
+  torch::Tensor action_mask{};      // [B, n] bool: legal actions (Discrete)
+  torch::Tensor recurrent_state{};  // recurrent policies: act_with_state()'s state from the previous call
+  torch::Tensor episode_start{};    // [B] bool: the observation starts an episode
+  torch::Tensor target_return{};    // [B] return-conditioned policies (Decision Transformer)
 };
 
 // act_with_state()'s answer.

@@ -101,11 +101,6 @@ FleetRun over_fleet(const std::vector<std::string>& sets, std::int64_t steps) {
   return {c->rate(), static_cast<double>(fleet->stats().bytes_accepted) / c->seconds()};
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 void add_distributed_bench_command(CLI::App& bench) {

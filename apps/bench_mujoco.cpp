@@ -101,11 +101,6 @@ double time_raw(const mjModel* m, int frame_skip, const Recording& r, std::int64
   return rate;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 void run_mujoco_bench(const MujocoBenchOptions& o) {
   for (const auto& id : o.tasks) {
     const Recording r = record(id, o.steps);

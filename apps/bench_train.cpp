@@ -44,11 +44,6 @@ class TimeToThreshold : public Callback {
   std::chrono::steady_clock::time_point start_;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? std::nan("") : v[v.size() / 2];
-}
-
 struct TrainBenchOptions {
   std::string configs = "configs";
   int seeds = 3;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
+#include <utility>
 #include <vector>
 
 namespace rlzoo::cli {
@@ -22,8 +24,13 @@ double median_rate(const std::function<void()>& work, double units_per_call, dou
     } while (elapsed < seconds);
     rates.push_back(static_cast<double>(calls) * units_per_call / elapsed);
   }
-  std::sort(rates.begin(), rates.end());
-  return rates[rates.size() / 2];
+  return median(std::move(rates));
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
 }
 
 void print_bench_line(const std::string& name, double value, const std::string& unit, const nlohmann::json& baseline,

@@ -4,12 +4,16 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace rlzoo::cli {
 
 // Runs `work` (which performs `units_per_call` units, e.g. env steps) repeatedly for about
 // `seconds`, `repeats` times, and returns the median rate in units per second.
 double median_rate(const std::function<void()>& work, double units_per_call, double seconds, int repeats);
+
+// The median of `values` (the upper of the two middle values for an even count); NaN when empty.
+double median(std::vector<double> values);
 
 // Prints {"bench": name, "value": value, "unit": unit, "baseline": baseline, ...extra}.
 void print_bench_line(const std::string& name, double value, const std::string& unit, const nlohmann::json& baseline,

@@ -12,6 +12,9 @@ function(rlzoo_add_protos target)
       DEPENDS ${ARGN} protobuf::protoc COMMENT "protoc ${rel}" VERBATIM)
     list(APPEND srcs ${outs})
   endforeach()
+  # Generated files define the same file-local tables (schemas, file_default_instances): each
+  # compiles alone, outside the target's unity batches.
+  set_source_files_properties(${srcs} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   target_sources(${target} PRIVATE ${srcs})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}>)
   target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
@@ -32,6 +35,7 @@ function(rlzoo_add_grpc_services target)
       DEPENDS ${ARGN} protobuf::protoc gRPC::grpc_cpp_plugin COMMENT "protoc (gRPC) ${rel}" VERBATIM)
     list(APPEND srcs ${outs})
   endforeach()
+  set_source_files_properties(${srcs} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   target_sources(${target} PRIVATE ${srcs})
   # PRIVATE: gRPC's usage requirements (-pthread via its thread targets) would otherwise reach
   # every consumer and stop it from using the precompiled torch header (built without them).

@@ -48,7 +48,7 @@ struct EnvSpec {
   Space observation_space;
   Space action_space;
   std::int64_t max_episode_steps = 0;          // 0: no time limit
-  std::optional<double> reward_threshold;      // the score at which the env counts as solved
+  std::optional<double> reward_threshold{};    // the score at which the env counts as solved
   int num_agents = 1;
   bool has_action_mask = false;                // Discrete action spaces only
   std::int64_t candidate_feature_dim = 0;      // > 0: the env exposes candidate actions

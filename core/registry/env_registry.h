@@ -28,12 +28,12 @@ struct EnvEntry {
   // the arguments and reports errors through ctx (file/line/key).
   std::function<std::unique_ptr<Env>(const YAML::Node& kwargs, const ConfigContext& ctx)> factory;
   std::int64_t max_episode_steps = 0;
-  std::optional<double> reward_threshold;
-  std::string description;
+  std::optional<double> reward_threshold{};
+  std::string description{};
   // The keyword arguments the factory accepts, with the defaults it applies (env_entry() fills
   // it; `rlzoo env info` and docs/presets.md list them); an empty list: it takes none. Left
   // unset, the env shows as undocumented in docs/presets.md (tests/cli/docs_test.cpp fails).
-  std::function<ConfigDoc()> describe_kwargs;
+  std::function<ConfigDoc()> describe_kwargs{};
 };
 
 Registry<EnvEntry>& env_registry();

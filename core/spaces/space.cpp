@@ -281,7 +281,7 @@ std::string Space::describe() const {
       auto list = [](const std::vector<double>& v) {
         std::vector<std::string> parts;
         for (double x : v) parts.push_back(number(x));
-        return "[" + join(parts) + "]";
+        return fmt::format("[{}]", join(parts));  // not "[" + string&&: GCC 12 -Wrestrict false positive
       };
       const std::string lo = uniform ? number(low_[0]) : list(low_);
       const std::string hi = uniform ? number(high_[0]) : list(high_);

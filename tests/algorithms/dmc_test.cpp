@@ -51,7 +51,7 @@ TEST(Dmc, LearnerStepsCountFramesInBothInferenceModes) {
   }
 }
 
-TEST(Dmc, TrainStepFitsMonteCarloTargets) {
+TEST(DmcLearning, TrainStepFitsMonteCarloTargets) {
   auto agent = small_agent();
   auto& dmc = dynamic_cast<DmcAgent&>(*agent);
   // 20 frames of one seat from a random game, all with target +1.

@@ -1,6 +1,5 @@
 // The Decision Transformer and BC: returns-to-go, context windows, %BC selection, the model's
-// causal structure and padding, and a tiny DT that imitates CartPole episodes and follows the
-// return it is asked for.
+// causal structure and padding, bad settings. What they learn: tests/learning/dt_learning_test.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "core/common/error.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
+#include "tests/support/cartpole_dataset.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::dt {
@@ -167,105 +167,10 @@ TEST(Dt, ActionLossCountsValidStepsOnly) {
   EXPECT_NEAR(action_loss(logits, labels, valid, true).item<float>(), 0.0f, 1e-5);
 }
 
-// CartPole episodes from two scripted policies: a balancing one (long, high return) and one that
-// always pushes left (short, low return), written as an rlzoo dataset.
-std::string write_cartpole_dataset() {
-  register_builtin_envs();
-  const auto dir = test::make_temp_dir("dt_cartpole") + "/data";
-  auto env = make_env("CartPole-v1");
-  data::DatasetWriter out(dir, "CartPole-v1", env->observation_space(), env->action_space(), {{"made_by", "dt_test"}});
-  std::vector<std::byte> obs(env->observation_space().byte_size());
-  for (int ep = 0; ep < 8; ++ep) {
-    const bool good = ep % 2 == 0;
-    data::EpisodeData e;
-    env->reset(100 + ep, obs);
-    for (;;) {
-      const auto* o = reinterpret_cast<const float*>(obs.data());
-      const std::int64_t a = good ? (o[2] + 0.5f * o[3] > 0 ? 1 : 0) : 0;
-      e.observations.insert(e.observations.end(), obs.begin(), obs.end());
-      const auto* ab = reinterpret_cast<const std::byte*>(&a);
-      e.actions.insert(e.actions.end(), ab, ab + sizeof a);
-      const auto r = env->step(a, obs);
-      e.rewards.push_back(static_cast<float>(r.reward));
-      if (r.done() || e.length() >= 200) {
-        e.terminated = r.terminated;
-        e.truncated = !r.terminated;
-        break;
-      }
-    }
-    out.add(e);
-  }
-  out.close();
-  return dir;
-}
-
-TEST(DtLearning, TinyDtImitatesCartPoleEpisodesAndFollowsTheTargetReturn) {
-  register_builtin_envs();
-  register_builtin_algorithms();
-  const auto dir = write_cartpole_dataset();
-  auto agent = make_agent("dt", "CartPole-v1",
-                          {"hyperparams.dataset=" + dir, "hyperparams.context=5", "hyperparams.width=32",
-                           "hyperparams.layers=1", "hyperparams.dropout=0.0", "hyperparams.batch_size=32",
-                           "hyperparams.learning_rate=0.003", "hyperparams.warmup_steps=50",
-                           "hyperparams.rtg_scale=100", "log_every=100000", "seed=0"});
-  agent->set_progress_bar(false);
-  agent->learn(3000);
-  auto& dt = dynamic_cast<DtAgent&>(*agent);
-  EXPECT_DOUBLE_EQ(dt.target_return(), 200.0) << "target 0 asks for the dataset's best return";
-
-  // Along the first (balancing) episode of the data, asked for what is left of its 200, it takes
-  // the data's actions.
-  auto env = make_env("CartPole-v1");
-  std::vector<std::byte> obs(env->observation_space().byte_size());
-  env->reset(100, obs);
-  ActOptions opts;
-  double remaining = 200;
-  int agree = 0, steps = 0;
-  for (; steps < 200; ++steps) {
-    const auto* o = reinterpret_cast<const float*>(obs.data());
-    const std::int64_t scripted = o[2] + 0.5f * o[3] > 0 ? 1 : 0;
-    opts.target_return = torch::tensor({static_cast<float>(remaining)});
-    const auto out = agent->act_with_state({torch::from_blob(obs.data(), {1, 4}, torch::kFloat32).clone()}, opts);
-    opts.recurrent_state = out.recurrent_state;
-    agree += out.actions[0].item<std::int64_t>() == scripted;
-    const auto r = env->step(scripted, obs);
-    remaining -= r.reward;
-    if (r.done()) break;
-  }
-  EXPECT_GE(agree, 0.95 * steps) << agree << " of " << steps << " actions as the data's";
-
-  // Asked for the best return it balances (long episodes, if not all of 500 steps: a few wrong
-  // actions off the data's states can tip the pole); asked for 9 it fails early like the
-  // always-left policy.
-  const auto high = agent->evaluate(4);
-  const auto save_dir = test::make_temp_dir("dt_cartpole_agent") + "/agent";
-  agent->save(save_dir);
-  const auto low = load_agent(save_dir, {"hyperparams.target_return=9"})->evaluate(4);
-  EXPECT_GE(high.mean_return(), 100.0);
-  EXPECT_LE(low.mean_return(), 20.0);
-  // The saved agent (without its dataset: the state statistics travel with it) acts the same.
-  EXPECT_EQ(load_agent(save_dir)->evaluate(4).returns, high.returns);
-}
-
-TEST(DtLearning, BcAndPercentBcTrainOnTheSameData) {
-  register_builtin_envs();
-  register_builtin_algorithms();
-  const auto dir = write_cartpole_dataset();
-  // %BC on the best half of the steps keeps only balancing episodes: it balances.
-  auto agent = make_agent("bc", "CartPole-v1",
-                          {"hyperparams.dataset=" + dir, "hyperparams.context=1", "hyperparams.pct_traj=0.5",
-                           "hyperparams.dropout=0.0", "hyperparams.learning_rate=0.001",
-                           "hyperparams.warmup_steps=10", "log_every=100000", "seed=0"});
-  agent->set_progress_bar(false);
-  agent->learn(800);
-  EXPECT_FALSE(agent->recurrent());
-  EXPECT_GE(agent->evaluate(4).mean_return(), 150.0);
-}
-
 TEST(Dt, BadSettingsAreClearErrors) {
   register_builtin_envs();
   register_builtin_algorithms();
-  const auto dir = write_cartpole_dataset();
+  const auto dir = test::write_cartpole_dataset();
   // No dataset key.
   EXPECT_THROW(make_agent("dt", "CartPole-v1"), UserError);
   // A dataset that is not there, or does not fit the env, fails at once, naming it.

@@ -14,7 +14,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 test::CommandResult rlzoo(const std::string& args, const std::string& input = "") {
-  return test::run_command("'" + test::cli_path() + "' " + args, input);
+  return test::run_command(test::cli_quoted() + " " + args, input);
 }
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }

@@ -65,7 +65,7 @@ std::string listed(const std::vector<std::string>& items) {
 // optional part (LibTorch, MuJoCo, gRPC) prints less than the committed page, which comes from
 // a build with every part: there only what it prints must be in the page.
 void expect_page_up_to_date(const std::string& page) {
-  const auto r = test::run_command("'" + test::cli_path() + "' docs " + page);
+  const auto r = test::run_command(test::cli_quoted() + " docs " + page);
   ASSERT_EQ(r.status, 0) << r.err;
   const fs::path path = fs::path(test::source_dir()) / "docs" / (page + ".md");
   ASSERT_TRUE(fs::exists(path)) << path << " is missing. " << kRegenerate;
@@ -110,7 +110,7 @@ TEST(Docs, PresetReferenceIsUpToDateAndComplete) { expect_page_up_to_date("prese
 
 TEST(Docs, CliReferenceListsEveryCommand) {
   // The walk itself: commands of each group, nested ones, positionals with their defaults.
-  const auto r = test::run_command("'" + test::cli_path() + "' docs cli");
+  const auto r = test::run_command(test::cli_quoted() + " docs cli");
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* heading : {"## rlzoo list", "## rlzoo env info", "## rlzoo bench env", "## rlzoo dataset",
                               "## rlzoo docs cli", "## rlzoo docs presets"})

@@ -29,7 +29,7 @@ TEST(MujocoReplay, CliAnswersAsTheEnvInProcess) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.env);
     nlohmann::json line{{"env", c.env}, {"initial_state", c.state}, {"actions", c.actions}};
-    const auto r = test::run_command("'" + test::cli_path() + "' env replay", line.dump() + "\n");
+    const auto r = test::run_command(test::cli_quoted() + " env replay", line.dump() + "\n");
     ASSERT_EQ(r.status, 0) << r.err;
     const auto answer = nlohmann::json::parse(r.out);
 
@@ -50,7 +50,7 @@ TEST(MujocoReplay, CliAnswersAsTheEnvInProcess) {
 // offscreen rendering is unavailable.
 TEST(MujocoRecord, EnjoyWritesOnePngPerFrame) {
   const std::string dir = test::make_temp_dir("rlzoo-record");
-  const std::string cli = "'" + test::cli_path() + "' ";
+  const std::string cli = test::cli_quoted() + " ";
   auto r = test::run_command(cli + "train ppo InvertedPendulum-v4 -q --set n_timesteps=64 --set hyperparams.n_steps=32 "
                                    "--set hyperparams.batch_size=32 --run-dir " + dir + "/run");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -29,7 +29,7 @@ TEST_P(ReplayReference, MatchesGymnasium) {
   std::stringstream text;
   text << in.rdbuf();
 
-  const auto result = test::run_command("'" + test::cli_path() + "' env replay", text.str());
+  const auto result = test::run_command(test::cli_quoted() + " env replay", text.str());
   ASSERT_EQ(result.status, 0) << result.err;
 
   std::istringstream expected_lines(text.str()), got_lines(result.out);

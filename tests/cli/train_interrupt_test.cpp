@@ -46,7 +46,7 @@ void interrupt_run(const std::vector<std::string>& sets, int sig) {
   EXPECT_TRUE(fs::exists(fs::path(run) / "checkpoints" / "latest"));
   EXPECT_FALSE(fs::exists(fs::path(run) / "final")) << "an interrupted run is not a final agent";
   // The checkpoint loads and acts.
-  const auto r = test::run_command("'" + test::cli_path() + "' eval " + run + " --episodes 2");
+  const auto r = test::run_command(test::cli_quoted() + " eval " + run + " --episodes 2");
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
@@ -83,7 +83,7 @@ TEST(TrainInterrupt, SigkillWhileCheckpointingAlwaysLeavesAResumableRun) {
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 200)(rng)));
     child.kill_now();
     previous = read_latest();
-    const auto r = test::run_command("'" + test::cli_path() + "' eval " + run + " --episodes 1");
+    const auto r = test::run_command(test::cli_quoted() + " eval " + run + " --episodes 1");
     ASSERT_EQ(r.status, 0) << "round " << round << ": the latest checkpoint does not load: " << r.err;
   }
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "tests/support/child_process.h"
+#include "tests/support/fleet_stats.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
@@ -20,11 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 bool sh(const std::string& cmd) { return test::run_command(cmd + " 2>&1").status == 0; }
 
@@ -53,21 +49,6 @@ struct Hosts {
   }
 };
 
-nlohmann::json stats(const fs::path& p) {
-  const std::string text = read(p);
-  return text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text, nullptr, false);
-}
-
-// Trajectories used from actor `actor`'s runs so far.
-std::uint64_t used_by_actor(const fs::path& p, int actor) {
-  std::uint64_t n = 0;
-  const auto s = stats(p);
-  if (s.is_object() && s.contains("runs"))
-    for (const auto& [id, run] : s["runs"].items())
-      if (run["actor"].get<int>() == actor) n += run["used"].get<std::uint64_t>();
-  return n;
-}
-
 TEST(FleetNetns, LearnerAndActorsOnSeparateHostsSurviveACutLink) {
   if (geteuid() != 0) GTEST_SKIP() << "network namespaces need root; not run";
   Hosts hosts;
@@ -88,24 +69,24 @@ TEST(FleetNetns, LearnerAndActorsOnSeparateHostsSurviveACutLink) {
                                                  "--token-file", token, "--actor-id", std::to_string(i),
                                                  "--deadline-ms", "2000"},
                         test::source_dir(), (dir / fmt::format("actor{}.log", i)).string());
-  auto logs = [&] { return read(dir / "learner.log") + read(dir / "actor0.log") + read(dir / "actor1.log"); };
-  ASSERT_TRUE(test::wait_until([&] { return used_by_actor(st, 1) >= 10 && used_by_actor(st, 0) >= 10; }, 120s))
+  auto logs = [&] { return test::read_file(dir / "learner.log") + test::read_file(dir / "actor0.log") + test::read_file(dir / "actor1.log"); };
+  ASSERT_TRUE(test::wait_until([&] { return test::used_by_actor(st, 1) >= 10 && test::used_by_actor(st, 0) >= 10; }, 120s))
       << logs();
 
   // Cut actor 1's link: actor 0 alone keeps training going.
   ASSERT_TRUE(sh(fmt::format("ip -n {} link set va1 down", hosts.a1)));
-  const std::uint64_t a0_at_cut = used_by_actor(st, 0);
-  EXPECT_TRUE(test::wait_until([&] { return used_by_actor(st, 0) >= a0_at_cut + 20; }, 120s)) << logs();
-  const std::uint64_t a1_during_cut = used_by_actor(st, 1);
+  const std::uint64_t a0_at_cut = test::used_by_actor(st, 0);
+  EXPECT_TRUE(test::wait_until([&] { return test::used_by_actor(st, 0) >= a0_at_cut + 20; }, 120s)) << logs();
+  const std::uint64_t a1_during_cut = test::used_by_actor(st, 1);
   // Restore it: actor 1 (the same process, retrying with back-off) comes back and is used again.
   ASSERT_TRUE(sh(fmt::format("ip -n {} link set va1 up", hosts.a1)));
-  EXPECT_TRUE(test::wait_until([&] { return used_by_actor(st, 1) >= a1_during_cut + 10; }, 120s)) << logs();
+  EXPECT_TRUE(test::wait_until([&] { return test::used_by_actor(st, 1) >= a1_during_cut + 10; }, 120s)) << logs();
 
   const int status = learner.wait(600s);
   ASSERT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << logs();
   for (auto& a : actors) EXPECT_NE(a.wait(60s), -1);
   EXPECT_TRUE(fs::exists(dir / "run" / "final"));
-  EXPECT_EQ(stats(st)["used_after_end"].get<int>(), 0);
+  EXPECT_EQ(test::fleet_stats(st)["used_after_end"].get<int>(), 0);
 }
 
 }  // namespace

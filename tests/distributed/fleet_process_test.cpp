@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "tests/support/child_process.h"
+#include "tests/support/fleet_stats.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
@@ -22,30 +23,9 @@ using namespace std::chrono_literals;
 
 const std::string kPreset = "configs/ppo/CartPole-v1-fleet.yaml";
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-nlohmann::json stats(const fs::path& p) {
-  const std::string text = read(p);
-  if (text.empty()) return nlohmann::json::object();
-  return nlohmann::json::parse(text, nullptr, false);
-}
-
 std::uint64_t used(const fs::path& p) {
-  const auto j = stats(p);
+  const auto j = test::fleet_stats(p);
   return j.contains("used") ? j["used"].get<std::uint64_t>() : 0;
-}
-
-// Trajectories the learner used from the runs of actor slot `actor`, all its processes together.
-std::uint64_t used_by_actor(const fs::path& p, int actor) {
-  const auto j = stats(p);
-  std::uint64_t n = 0;
-  if (j.contains("runs"))
-    for (const auto& [id, run] : j["runs"].items())
-      if (run["actor"].get<int>() == actor) n += run["used"].get<std::uint64_t>();
-  return n;
 }
 
 struct Fleet {
@@ -64,8 +44,8 @@ struct Fleet {
                                   "--stats-file", (dir / stats_name).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     learner = test::ChildProcess(args, test::source_dir(), (dir / "learner.log").string());
-    ASSERT_TRUE(test::wait_until([&] { return !read(port_file).empty(); }, 60s)) << read(dir / "learner.log");
-    port = std::stoi(read(port_file));
+    ASSERT_TRUE(test::wait_until([&] { return !test::read_file(port_file).empty(); }, 60s)) << test::read_file(dir / "learner.log");
+    port = std::stoi(test::read_file(port_file));
   }
   test::ChildProcess start_actor(int id, std::vector<std::string> extra = {}) {
     std::vector<std::string> args{test::cli_path(), "actor", "--connect", "127.0.0.1:" + std::to_string(port),
@@ -81,17 +61,17 @@ struct Fleet {
     return test::ChildProcess(args, test::source_dir(), log.string());
   }
   std::string logs() const {
-    std::string all = "learner:\n" + read(dir / "learner.log");
+    std::string all = "learner:\n" + test::read_file(dir / "learner.log");
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
-      if (name.starts_with("actor") && name.ends_with(".log")) all += "\n" + name + ":\n" + read(e.path());
+      if (name.starts_with("actor") && name.ends_with(".log")) all += "\n" + name + ":\n" + test::read_file(e.path());
     }
     return all;
   }
 };
 
 double eval_mean(const fs::path& agent) {
-  const auto r = test::run_command("'" + test::cli_path() + "' eval " + agent.string() + " --episodes 10");
+  const auto r = test::run_command(test::cli_quoted() + " eval " + agent.string() + " --episodes 10");
   std::smatch m;
   EXPECT_TRUE(std::regex_search(r.out, m, std::regex("mean return ([-0-9.]+)"))) << r.out << r.err;
   return m.empty() ? 0.0 : std::stod(m[1]);
@@ -99,7 +79,7 @@ double eval_mean(const fs::path& agent) {
 
 bool exited_ok(int status) { return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
-TEST(FleetProcesses, OneLearnerAndTwoActorProcessesTrainCartPole) {
+TEST(FleetProcessesLearning, OneLearnerAndTwoActorProcessesTrainCartPole) {
   Fleet f;
   f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=30000"});
   auto a0 = f.start_actor(0), a1 = f.start_actor(1);
@@ -107,7 +87,7 @@ TEST(FleetProcesses, OneLearnerAndTwoActorProcessesTrainCartPole) {
   // The learner told them it finished: they stop on their own.
   EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
   EXPECT_TRUE(exited_ok(a1.wait(30s))) << f.logs();
-  const auto s = stats(f.dir / "stats.json");
+  const auto s = test::fleet_stats(f.dir / "stats.json");
   EXPECT_EQ(s["rejected"].size(), 0u) << s.dump();
   ASSERT_EQ(s["runs"].size(), 2u);
   for (const auto& [id, run] : s["runs"].items()) EXPECT_GT(run["used"].get<int>(), 20) << s.dump();
@@ -124,18 +104,18 @@ TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
   const fs::path st = f.dir / "stats.json";
   // Actor 1 must have registered and delivered before it is killed: a process slow to start on a
   // loaded machine could otherwise be killed before the learner ever saw it.
-  ASSERT_TRUE(test::wait_until([&] { return used_by_actor(st, 1) >= 5 && used(st) >= 20; }, 120s)) << f.logs();
+  ASSERT_TRUE(test::wait_until([&] { return test::used_by_actor(st, 1) >= 5 && used(st) >= 20; }, 120s)) << f.logs();
   a1.kill_now();  // SIGKILL, mid-trajectory or mid-call
   const std::uint64_t at_kill = used(st);
   // Actor 0 alone keeps the learner going.
   EXPECT_TRUE(test::wait_until([&] { return used(st) >= at_kill + 30; }, 120s)) << f.logs();
   // As `rlzoo launch` would: the same slot again, a new process (a new run id).
   auto a1b = f.start_actor(1);
-  EXPECT_TRUE(test::wait_until([&] { return stats(st)["runs"].size() == 3; }, 60s)) << f.logs();
+  EXPECT_TRUE(test::wait_until([&] { return test::fleet_stats(st)["runs"].size() == 3; }, 60s)) << f.logs();
   ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
   EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
   EXPECT_TRUE(exited_ok(a1b.wait(30s))) << f.logs();
-  const auto s = stats(st);
+  const auto s = test::fleet_stats(st);
   EXPECT_EQ(s["used_after_end"].get<int>(), 0) << s.dump();
   int ended = 0, actor1_runs = 0;
   for (const auto& [id, run] : s["runs"].items()) {
@@ -155,14 +135,14 @@ TEST(FleetProcesses, ActorsContinueWithALearnerResumedFromItsCheckpoint) {
   auto a0 = f.start_actor(0), a1 = f.start_actor(1);
   const fs::path latest = f.run / "checkpoints" / "latest";
   ASSERT_TRUE(test::wait_until([&] { return fs::exists(latest); }, 120s)) << f.logs();
-  const auto before = stats(f.dir / "stats.json");
+  const auto before = test::fleet_stats(f.dir / "stats.json");
   f.learner.kill_now();
   // The same address again, from the checkpoint; the actors retry meanwhile.
   f.start_learner({"--resume", f.run.string()}, "stats2.json");
   ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
   EXPECT_TRUE(exited_ok(a0.wait(30s))) << f.logs();
   EXPECT_TRUE(exited_ok(a1.wait(30s))) << f.logs();
-  const auto after = stats(f.dir / "stats2.json");
+  const auto after = test::fleet_stats(f.dir / "stats2.json");
   EXPECT_NE(after["learner_run"], before["learner_run"]);
   // The same two actor processes (run ids) trained the resumed learner.
   for (const auto& [id, run] : before["runs"].items()) {
@@ -181,9 +161,9 @@ TEST(FleetProcesses, AnActorWithTheWrongTokenIsRefused) {
   const int status = bad.wait(60s);
   ASSERT_NE(status, -1) << f.logs();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  EXPECT_NE(read(f.dir / "actor-1.log").find("wrong token"), std::string::npos) << f.logs();
-  EXPECT_GE(stats(f.dir / "stats.json")["unauthenticated"].get<int>(), 1);
-  EXPECT_EQ(stats(f.dir / "stats.json")["registrations"].get<int>(), 0);
+  EXPECT_NE(test::read_file(f.dir / "actor-1.log").find("wrong token"), std::string::npos) << f.logs();
+  EXPECT_GE(test::fleet_stats(f.dir / "stats.json")["unauthenticated"].get<int>(), 1);
+  EXPECT_EQ(test::fleet_stats(f.dir / "stats.json")["registrations"].get<int>(), 0);
   f.learner.signal(SIGTERM);
   EXPECT_NE(f.learner.wait(60s), -1);
 }
@@ -198,7 +178,7 @@ TEST(FleetProcesses, AnActorGivesUpOnALearnerThatNeverCame) {
   const int status = actor.wait(60s);
   ASSERT_NE(status, -1) << f.logs();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
-  EXPECT_NE(read(f.dir / "actor0.log").find("the learner at 127.0.0.1:1 was unreachable for 2 s; giving up"),
+  EXPECT_NE(test::read_file(f.dir / "actor0.log").find("the learner at 127.0.0.1:1 was unreachable for 2 s; giving up"),
             std::string::npos)
       << f.logs();
 }
@@ -218,7 +198,7 @@ TEST(FleetProcesses, SigtermStopsTheLearnerWithACheckpointAndItsActorsExitCleanl
   EXPECT_TRUE(fs::exists(f.run / "checkpoints" / "latest")) << f.logs();
   EXPECT_FALSE(fs::exists(f.run / "final"));
   EXPECT_TRUE(exited_ok(actor.wait(30s))) << f.logs();
-  const auto r = test::run_command("'" + test::cli_path() + "' eval " + f.run.string() + " --episodes 1");
+  const auto r = test::run_command(test::cli_quoted() + " eval " + f.run.string() + " --episodes 1");
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
@@ -234,17 +214,17 @@ TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
   const std::regex started("actor1 started \\(pid ([0-9]+)\\)");
   ASSERT_TRUE(test::wait_until(
       [&] {
-        const std::string log = read(dir / "launch.log");
+        const std::string log = test::read_file(dir / "launch.log");
         std::smatch m;
         if (!std::regex_search(log, m, started)) return false;
         pid = m[1];
-        return read(dir / "logs" / "learner.log").find("actor 1 registered") != std::string::npos;
+        return test::read_file(dir / "logs" / "learner.log").find("actor 1 registered") != std::string::npos;
       },
       60s))
-      << read(dir / "launch.log");
+      << test::read_file(dir / "launch.log");
   ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
   const int status = launch.wait(300s);
-  const std::string log = read(dir / "launch.log");
+  const std::string log = test::read_file(dir / "launch.log");
   ASSERT_TRUE(exited_ok(status)) << log;
   EXPECT_NE(log.find("actor1 killed by signal 9; restarting in"), std::string::npos) << log;
   const std::regex actor1("actor1 started");

@@ -125,9 +125,9 @@ TEST(FleetWire, DamagedMessagesAreDecodedOrRefusedNeverCrash) {
       switch (rng() % 3) {
         case 0: damaged[at] = static_cast<char>(rng()); break;            // flip a byte
         case 1: damaged.erase(at, 1 + rng() % 16); break;                  // cut
-        default: damaged.insert(at, std::string(1 + rng() % 16, static_cast<char>(rng())));  // insert
+        default: damaged.insert(at, 1 + rng() % 16, static_cast<char>(rng()));  // insert
       }
-      if (damaged.empty()) damaged = "x";
+      if (damaged.empty()) damaged.push_back('x');  // not = "x": GCC 12 -Wstringop-overflow false positive
     }
     fleet::TrajectoryUpload m;
     if (!m.ParseFromString(damaged)) continue;

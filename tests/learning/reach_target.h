@@ -1,6 +1,6 @@
 // The shared shape of the learning tests: train a preset per seed until an evaluation reaches
 // a target (or a step budget runs out), print what happened, and check it took under 3 minutes.
-// Seeds: 0, or the comma-separated list in RLZOO_LEARNING_SEEDS.
+// Seeds: 0, or the comma-separated list in RLZOO_LEARNING_SEEDS (tests/support/seeds.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,26 +8,16 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
 #include "envs/builtin.h"
+#include "tests/support/seeds.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::test {
-
-inline std::vector<std::int64_t> learning_seeds() {
-  std::vector<std::int64_t> out;
-  if (const char* s = std::getenv("RLZOO_LEARNING_SEEDS")) {
-    std::stringstream in(s);
-    for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoll(item));
-  }
-  if (out.empty()) out.push_back(0);
-  return out;
-}
 
 // Sanitizer builds run several times slower (scripts/test-asan --all): the wall-clock bound is
 // the plain build's, scaled. GCC defines __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <sys/wait.h>
@@ -20,6 +21,12 @@ std::optional<std::string> shared_dir() {
 
 std::string source_dir() { return RLZOO_SOURCE_DIR; }
 std::string cli_path() { return RLZOO_CLI_PATH; }
+std::string cli_quoted() { return "'" RLZOO_CLI_PATH "'"; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 std::string make_temp_dir(const std::string& prefix) {
   namespace fs = std::filesystem;

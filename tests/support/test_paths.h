@@ -10,8 +10,11 @@ namespace rlzoo::test {
 // ../shared beside the checkout, or nullopt when it is absent (tests then skip with a message).
 std::optional<std::string> shared_dir();
 std::string source_dir();
-// The built `rlzoo` executable.
+// The built `rlzoo` executable; cli_quoted(): the same in single quotes, to start a shell command.
 std::string cli_path();
+std::string cli_quoted();
+// The whole content of a file; "" when it cannot be read (not there yet, say).
+std::string read_file(const std::string& path);
 // A fresh empty directory under the system temp dir, removed by nothing (tests are short).
 std::string make_temp_dir(const std::string& prefix);
 
