@@ -29,3 +29,23 @@ phases_report() {
   printf '  %s\n' "${RLZOO_PHASES[@]}"
   printf '  %-34s %3dm%02ds\n' "total" $((total / 60)) $((total % 60))
 }
+
+# ccache's hits and misses over a stretch of the script: `ccache_mark` before a build,
+# `ccache_report LABEL` after it prints "LABEL: ccache N hits (direct D), M misses" (nothing
+# when ccache is absent). CI logs thus show whether the cache carried over.
+ccache_count() {
+  command -v ccache >/dev/null || return 0
+  ccache --print-stats 2>/dev/null |
+    awk -v k="$1" '$1 == k {print $2; found = 1} END {if (!found) print 0}'
+}
+ccache_mark() {
+  RLZOO_CCACHE_MARK=("$(ccache_count direct_cache_hit)" "$(ccache_count preprocessed_cache_hit)"
+                     "$(ccache_count cache_miss)")
+}
+ccache_report() {
+  command -v ccache >/dev/null && ((${#RLZOO_CCACHE_MARK[@]})) || return 0
+  local d=$(($(ccache_count direct_cache_hit) - RLZOO_CCACHE_MARK[0]))
+  local p=$(($(ccache_count preprocessed_cache_hit) - RLZOO_CCACHE_MARK[1]))
+  local m=$(($(ccache_count cache_miss) - RLZOO_CCACHE_MARK[2]))
+  echo "$1: ccache $((d + p)) hits (direct $d), $m misses"
+}
