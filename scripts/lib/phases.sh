@@ -17,7 +17,7 @@ phase() {
   "$@" || rc=$?
   local took=$((SECONDS - t0)) result=ok
   ((rc == 0)) || result="FAILED (exit $rc)"
-  RLZOO_PHASES+=("$(printf '%-34s %3dm%02ds  %s' "$name" $((took / 60)) $((took % 60)) "$result")")
+  RLZOO_PHASES+=("$(printf '%-46s %3dm%02ds  %s' "$name" $((took / 60)) $((took % 60)) "$result")")
   return $rc
 }
 
@@ -27,7 +27,7 @@ phases_report() {
   echo
   echo "==> phase timings ($(basename "$0"))"
   printf '  %s\n' "${RLZOO_PHASES[@]}"
-  printf '  %-34s %3dm%02ds\n' "total" $((total / 60)) $((total % 60))
+  printf '  %-46s %3dm%02ds\n' "total" $((total / 60)) $((total % 60))
 }
 
 # ccache's hits and misses over a stretch of the script: `ccache_mark` before a build,
