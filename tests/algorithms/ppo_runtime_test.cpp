@@ -22,7 +22,7 @@ class PpoRuntime : public ::testing::Test {
   }
 };
 
-std::vector<std::string> small(const std::string& max_batch) {
+std::vector<std::string> small_actor_preset(const std::string& max_batch) {
   return {"seed=2",
           "n_timesteps=2000",
           "runtime.actors=2",
@@ -38,7 +38,7 @@ TEST_F(PpoRuntime, ParallelRolloutsUpdateThePolicy) {
   for (const std::string env : {"CartPole-v1", "Pendulum-v1"})
     for (const std::string max_batch : {"0", "4"}) {
       SCOPED_TRACE(env + " inference.max_batch=" + max_batch);
-      auto agent = make_agent("ppo", env, small(max_batch));
+      auto agent = make_agent("ppo", env, small_actor_preset(max_batch));
       agent->set_progress_bar(false);
       auto& ppo = dynamic_cast<PpoAgent&>(*agent);
       const auto before = ppo.policy()->parameters()[0].clone();
@@ -55,11 +55,11 @@ TEST_F(PpoRuntime, ParallelRolloutsUpdateThePolicy) {
 }
 
 TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
-  auto opts = small("0");
+  auto opts = small_actor_preset("0");
   opts.push_back("hyperparams.normalize_obs=true");
   EXPECT_THAT(test::error_of([&] { make_agent("ppo", "Pendulum-v1", opts); }),
               HasSubstr("hyperparams.normalize_obs"));
-  opts = small("0");
+  opts = small_actor_preset("0");
   opts.push_back("hyperparams.n_envs=8");
   EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }), HasSubstr("hyperparams.n_envs"));
 }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <latch>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -119,10 +120,12 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
 
   std::atomic<std::uint64_t> first_accepted{0}, retries{0};
   std::vector<int> actor_ids(kActors, -1);
+  std::latch registered(kActors);
   for (int a = 0; a < kActors; ++a)
     f.threads.emplace_back([&, a] {
       const std::uint64_t run = 0x100 + a;
       const auto reg = f.register_run(run, -1);
+      registered.count_down();
       if (!reg) {
         ADD_FAILURE() << "registration refused";
         return;
@@ -162,6 +165,10 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
     }
   });
 
+  // Every actor has registered (or been refused) before the first round: under load (a -j2 run
+  // beside the learning tests) an actor thread could otherwise start only after the learner had
+  // taken all its rounds, and be refused as too late.
+  registered.wait();
   for (int r = 0; r < kRounds; ++r) {
     const std::uint64_t version = f.params.version();
     const auto round = f.source->next_round();
