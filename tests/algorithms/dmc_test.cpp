@@ -6,8 +6,10 @@
 #include "algorithms/builtin.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc.h"
+#include "core/torch/threads.h"
 #include "envs/builtin.h"
 #include "envs/doudizhu/encoding.h"
+#include "tests/algorithms/golden_numerics.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo::dmc {
@@ -51,10 +53,8 @@ TEST(Dmc, LearnerStepsCountFramesInBothInferenceModes) {
   }
 }
 
-TEST(DmcLearning, TrainStepFitsMonteCarloTargets) {
-  auto agent = small_agent();
-  auto& dmc = dynamic_cast<DmcAgent&>(*agent);
-  // 20 frames of one seat from a random game, all with target +1.
+// Up to 20 landlord frames from a random game (fixed seed), all with target +1.
+SeatFrames landlord_frames() {
   Rng rng(5);
   Game g(Deal::random(rng));
   SeatFrames f;
@@ -75,11 +75,34 @@ TEST(DmcLearning, TrainStepFitsMonteCarloTargets) {
     }
     g.play_index(i);
   }
+  return f;
+}
+
+TEST(DmcLearning, TrainStepFitsMonteCarloTargets) {
+  auto agent = small_agent();
+  auto& dmc = dynamic_cast<DmcAgent&>(*agent);
+  const SeatFrames f = landlord_frames();
   ASSERT_EQ(f.size(), 20);
   const double first = dmc.train_step(Seat::Landlord, f);
   double last = first;
   for (int i = 0; i < 50; ++i) last = dmc.train_step(Seat::Landlord, f);
   EXPECT_LT(last, 0.2 * first);
+}
+
+// Golden numerics (golden_numerics_test.cpp): the agent's saved tensors after 5 updates on the
+// fixed frames, with one LibTorch and one BLAS thread.
+TEST(GoldenNumerics, DmcTrainStep) {
+  configure_threads(1, 1);
+  auto agent = small_agent({"seed=0", "torch_threads=1"});
+  auto& dmc = dynamic_cast<DmcAgent&>(*agent);
+  const SeatFrames f = landlord_frames();
+  ASSERT_EQ(f.size(), 20);
+  for (int i = 0; i < 5; ++i) dmc.train_step(Seat::Landlord, f);
+  test::expect_fingerprint(test::fingerprint(*agent),
+                           {"ee4242338e33bdde3a7dcaa7bb4eec2b2b22b59897d64bd7f019411d863c79b7",
+                            "260e6757f025fe56d2c34267a95a6aa95024db7a9337d62d1ac12b796c3c7a11",
+                            "260e6757f025fe56d2c34267a95a6aa95024db7a9337d62d1ac12b796c3c7a11"},
+                           "dmc after 5 landlord updates on fixed frames");
 }
 
 TEST(Dmc, CheckpointRoundTripAndResume) {

@@ -11,6 +11,10 @@
 // other. LibTorch's own kernels run at ATen's avx2 level on these CPUs unless
 // ATEN_CPU_CAPABILITY says otherwise (avx512 changes the values too). A kernel with no recorded
 // value skips, naming it.
+//
+// Each test runs in a process of its own, as CTest runs them: in one process after other tests
+// a value can differ (DQN's did after the DMC tests, under a forced kernel), a dependence on
+// what ran before that the training driver's one thread and RNG set-up is meant to remove.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -23,74 +27,17 @@
 
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
-#include "core/platform/blas.h"
 #include "core/torch/threads.h"
 #include "envs/builtin.h"
+#include "tests/algorithms/golden_numerics.h"
 #include "tests/support/cartpole_dataset.h"
-#include "tests/support/sha256.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
 
-// The digest of every tensor (dtype, shape, values) in a saved archive and its sub-archives.
-// Names are left out: LibTorch keys an optimizer's per-parameter state by the parameter's
-// address, which differs from run to run; the caller sorts the digests instead.
-void tensor_digests(torch::serialize::InputArchive& archive, std::vector<std::string>& out) {
-  for (const auto& key : archive.keys()) {
-    torch::Tensor t;
-    torch::serialize::InputArchive sub;
-    if (archive.try_read(key, t)) {
-      const auto c = t.contiguous().cpu();
-      std::string bytes = std::string(c.dtype().name()) + "|";
-      for (const auto s : c.sizes()) bytes += std::to_string(s) + ",";
-      bytes.append(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
-      out.push_back(test::sha256_hex(bytes));
-    } else if (archive.try_read(key, sub)) {
-      tensor_digests(sub, out);
-    }
-  }
-}
-
-// A SHA-256 over the sorted digests of every tensor in the agent's saved .pt files.
-std::string fingerprint(const Agent& agent) {
-  namespace fs = std::filesystem;
-  const std::string dir = test::make_temp_dir("rlzoo-golden") + "/agent";
-  agent.save(dir);
-  std::vector<std::string> digests;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() != ".pt") continue;
-    torch::serialize::InputArchive archive;
-    archive.load_from(e.path().string());
-    tensor_digests(archive, digests);
-  }
-  fs::remove_all(fs::path(dir).parent_path());
-  std::sort(digests.begin(), digests.end());
-  std::string all;
-  for (const auto& d : digests) all += d;
-  return test::sha256_hex(all);
-}
-
-// One fingerprint per OpenBLAS kernel family.
-struct Golden {
-  std::string avx2;        // Haswell, Zen
-  std::string skylakex;    // SkylakeX
-  std::string cooperlake;  // Cooperlake
-};
-
-// The recorded value for the kernel OpenBLAS runs here, or "" with the kernel's name in `kernel`.
-std::string expected_for_this_kernel(const Golden& golden, std::string& kernel) {
-  kernel = detect_blas().name;
-  if (std::getenv("ATEN_CPU_CAPABILITY") != nullptr) return "";  // values are for ATen's default level
-  for (const char* k : {"Haswell", "Zen"})
-    if (kernel.find(k) != std::string::npos) return golden.avx2;
-  if (kernel.find("SkylakeX") != std::string::npos) return golden.skylakex;
-  if (kernel.find("Cooperlake") != std::string::npos) return golden.cooperlake;
-  return "";
-}
-
 void expect_golden(const std::string& algo, const std::string& env, std::vector<std::string> overrides,
-                   std::int64_t steps, const Golden& golden) {
+                   std::int64_t steps, const test::Golden& golden) {
   register_builtin_envs();
   register_builtin_algorithms();
   // One BLAS and LibTorch thread from the start, whatever ran before in this process: SeCBAD
@@ -102,18 +49,13 @@ void expect_golden(const std::string& algo, const std::string& env, std::vector<
   agent->set_progress_bar(false);
   agent->learn(steps);
   EXPECT_GE(agent->num_timesteps(), steps);
-  const std::string got = fingerprint(*agent);
-  std::string kernel;
-  const std::string expected = expected_for_this_kernel(golden, kernel);
-  if (expected.empty()) GTEST_SKIP() << "no fingerprint recorded for this BLAS (" << kernel << "); got " << got;
-  EXPECT_EQ(got, expected) << algo << " on " << env << " after " << steps << " steps under " << kernel
-                           << ".\nA change of arithmetic or random-draw order must say which and why and update the "
-                              "values for every kernel (OPENBLAS_CORETYPE=Haswell, SkylakeX, Cooperlake).";
+  test::expect_fingerprint(test::fingerprint(*agent), golden,
+                           algo + " on " + env + " after " + std::to_string(steps) + " steps");
 }
 
-// Not yet here: dmc, whose learner always takes its experience from actor threads, so its
-// parameters after N steps depend on thread timing; its update on fixed frames is the candidate
-// (DmcLearning.TrainStepFitsMonteCarloTargets builds such frames).
+// dmc's learner always takes its experience from actor threads, so its parameters after N
+// steps depend on thread timing: its fingerprint is of its update on fixed frames
+// (GoldenNumerics.DmcTrainStep in dmc_test.cpp).
 TEST(GoldenNumerics, Ppo) {
   expect_golden("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32"},
                 512,
