@@ -44,8 +44,8 @@ struct Fleet {
                                   "--stats-file", (dir / stats_name).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     learner = test::ChildProcess(args, test::source_dir(), (dir / "learner.log").string());
-    ASSERT_TRUE(test::wait_until([&] { return !test::read_file(port_file).empty(); }, 60s)) << test::read_file(dir / "learner.log");
-    port = std::stoi(test::read_file(port_file));
+    ASSERT_TRUE(test::wait_until([&] { return !test::read_file_or_empty(port_file).empty(); }, 60s)) << test::read_file_or_empty(dir / "learner.log");
+    port = std::stoi(test::read_file_or_empty(port_file));
   }
   test::ChildProcess start_actor(int id, std::vector<std::string> extra = {}) {
     std::vector<std::string> args{test::cli_path(), "actor", "--connect", "127.0.0.1:" + std::to_string(port),
@@ -61,10 +61,10 @@ struct Fleet {
     return test::ChildProcess(args, test::source_dir(), log.string());
   }
   std::string logs() const {
-    std::string all = "learner:\n" + test::read_file(dir / "learner.log");
+    std::string all = "learner:\n" + test::read_file_or_empty(dir / "learner.log");
     for (const auto& e : fs::directory_iterator(dir)) {
       const std::string name = e.path().filename().string();
-      if (name.starts_with("actor") && name.ends_with(".log")) all += "\n" + name + ":\n" + test::read_file(e.path());
+      if (name.starts_with("actor") && name.ends_with(".log")) all += "\n" + name + ":\n" + test::read_file_or_empty(e.path());
     }
     return all;
   }
@@ -161,7 +161,7 @@ TEST(FleetProcesses, AnActorWithTheWrongTokenIsRefused) {
   const int status = bad.wait(60s);
   ASSERT_NE(status, -1) << f.logs();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  EXPECT_NE(test::read_file(f.dir / "actor-1.log").find("wrong token"), std::string::npos) << f.logs();
+  EXPECT_NE(test::read_file_or_empty(f.dir / "actor-1.log").find("wrong token"), std::string::npos) << f.logs();
   EXPECT_GE(test::fleet_stats(f.dir / "stats.json")["unauthenticated"].get<int>(), 1);
   EXPECT_EQ(test::fleet_stats(f.dir / "stats.json")["registrations"].get<int>(), 0);
   f.learner.signal(SIGTERM);
@@ -178,7 +178,7 @@ TEST(FleetProcesses, AnActorGivesUpOnALearnerThatNeverCame) {
   const int status = actor.wait(60s);
   ASSERT_NE(status, -1) << f.logs();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
-  EXPECT_NE(test::read_file(f.dir / "actor0.log").find("the learner at 127.0.0.1:1 was unreachable for 2 s; giving up"),
+  EXPECT_NE(test::read_file_or_empty(f.dir / "actor0.log").find("the learner at 127.0.0.1:1 was unreachable for 2 s; giving up"),
             std::string::npos)
       << f.logs();
 }
@@ -214,17 +214,17 @@ TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
   const std::regex started("actor1 started \\(pid ([0-9]+)\\)");
   ASSERT_TRUE(test::wait_until(
       [&] {
-        const std::string log = test::read_file(dir / "launch.log");
+        const std::string log = test::read_file_or_empty(dir / "launch.log");
         std::smatch m;
         if (!std::regex_search(log, m, started)) return false;
         pid = m[1];
-        return test::read_file(dir / "logs" / "learner.log").find("actor 1 registered") != std::string::npos;
+        return test::read_file_or_empty(dir / "logs" / "learner.log").find("actor 1 registered") != std::string::npos;
       },
       60s))
-      << test::read_file(dir / "launch.log");
+      << test::read_file_or_empty(dir / "launch.log");
   ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
   const int status = launch.wait(300s);
-  const std::string log = test::read_file(dir / "launch.log");
+  const std::string log = test::read_file_or_empty(dir / "launch.log");
   ASSERT_TRUE(exited_ok(status)) << log;
   EXPECT_NE(log.find("actor1 killed by signal 9; restarting in"), std::string::npos) << log;
   const std::regex actor1("actor1 started");

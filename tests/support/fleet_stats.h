@@ -13,7 +13,7 @@ namespace rlzoo::test {
 // The stats file's JSON; an empty object while the file is not written yet, a discarded value
 // when it is cut mid-write.
 inline nlohmann::json fleet_stats(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_file_or_empty(path);
   return text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text, nullptr, false);
 }
 

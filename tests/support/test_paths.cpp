@@ -1,12 +1,12 @@
 #include "tests/support/test_paths.h"
 
+#include "core/checkpoint/durable_io.h"
 #include "core/common/error.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <sstream>
 #include <sys/wait.h>
@@ -23,9 +23,12 @@ std::string source_dir() { return RLZOO_SOURCE_DIR; }
 std::string cli_path() { return RLZOO_CLI_PATH; }
 std::string cli_quoted() { return "'" RLZOO_CLI_PATH "'"; }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+std::string read_file_or_empty(const std::string& path) {
+  try {
+    return durable::read_file(path);
+  } catch (const UserError&) {
+    return "";
+  }
 }
 
 std::string make_temp_dir(const std::string& prefix) {

@@ -13,8 +13,8 @@ std::string source_dir();
 // The built `rlzoo` executable; cli_quoted(): the same in single quotes, to start a shell command.
 std::string cli_path();
 std::string cli_quoted();
-// The whole content of a file; "" when it cannot be read (not there yet, say).
-std::string read_file(const std::string& path);
+// The whole content of a file (durable::read_file); "" when it cannot be read (not there yet, say).
+std::string read_file_or_empty(const std::string& path);
 // A fresh empty directory under the system temp dir, removed by nothing (tests are short).
 std::string make_temp_dir(const std::string& prefix);
 
