@@ -31,8 +31,6 @@ double EvalResult::mean_length() const {
                                static_cast<double>(lengths.size());
 }
 
-std::int64_t Agent::preset_timesteps() const { return config()["n_timesteps"].as<std::int64_t>(); }
-
 torch::Tensor Agent::act_one(ConstBytes observation, const ActOptions& options) {
   const Space& space = env_spec().observation_space;
   if (observation.size() != space.byte_size())
@@ -47,9 +45,8 @@ ActResult Agent::act_with_state(const std::vector<torch::Tensor>& obs, const Act
 
 EvalResult Agent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
-  const YAML::Node cfg = config();
   const EnvPurposeScope evaluation(EnvPurpose::evaluation);  // wrappers such as record_episodes stay inert
-  auto env = make_env(cfg["env"].as<std::string>(), cfg["env_kwargs"], ConfigContext("env_kwargs"));
+  auto env = make_env(preset().env, preset().env_kwargs, ConfigContext("env_kwargs"));
   std::vector<std::byte> obs(env->observation_space().byte_size());
   EvalResult result;
   ActOptions opts;

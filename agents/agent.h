@@ -7,8 +7,12 @@
 //   agent->save("runs/cartpole/final");     // everything needed to act or to continue training
 //   auto again = rlzoo::load_agent("runs/cartpole/final");
 //
-// Algorithms implement Agent and register themselves in the algorithm registry
-// (agents/algorithm_registry.h); agents/ never includes algorithms/.
+// Algorithms implement Agent and register themselves, with their capabilities, in the algorithm
+// registry (agents/algorithm_registry.h); agents/ never includes algorithms/. learn() is the
+// training driver (agents/training_driver.cpp), the same for every algorithm, the way Env::step
+// is for every env: it checks the request, sets the threads, broadcasts the learners'
+// parameters, runs the monitor and calls the callbacks in their order, around the algorithm's
+// run_training().
 #pragma once
 
 #include <torch/torch.h>
@@ -21,7 +25,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "agents/callbacks.h"
+#include "agents/algorithm_capabilities.h"
 #include "agents/export/policy_export.h"
+#include "agents/preset.h"
 #include "agents/runtime/fleet_role.h"
 #include "core/checkpoint/writer.h"
 #include "core/config/context.h"
@@ -32,6 +38,7 @@ namespace rlzoo {
 
 // Per-call extras for act(). Unset tensors are simply absent.
 class Logger;
+class TrainingRun;
 
 // Every member has an initialiser, so `ActOptions{.deterministic = false}` names only what it sets
 // (without, GCC's -Wextra warns of each member left out).
@@ -66,18 +73,29 @@ class Agent {
 
   virtual std::string algorithm() const = 0;
   virtual const EnvSpec& env_spec() const = 0;
-  // The resolved preset (every default filled in), as saved with the agent.
-  virtual YAML::Node config() const = 0;
+  // The validated preset the agent was made from (typed; `hyperparams` is the algorithm's own
+  // YAML, which its config struct validated).
+  const PresetConfig& preset() const { return setup_.preset; }
+  const AgentSetup& setup() const { return setup_; }
+  // The resolved preset (every default filled in, hyperparams included), as saved with the agent.
+  YAML::Node config() const;
+  // What the algorithm declared when it registered.
+  const AlgorithmCapabilities& capabilities() const;
 
-  // Trains until num_timesteps() has grown by `timesteps` env steps (or a callback stops it).
-  virtual void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) = 0;
+  // Trains until num_timesteps() has grown by `timesteps` (env steps, or what
+  // capabilities().progress_unit says) or a callback or SIGINT/SIGTERM stops it, in this order:
+  // the request checked (timesteps >= 1; the backend and the learner group against the
+  // capabilities), torch/BLAS threads set, rank 0's learner_parameters() broadcast, the
+  // TrainingMonitor started, callbacks' on_training_start, run_training(), the monitor's last
+  // dump, callbacks' on_training_end.
+  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr);
   virtual std::int64_t num_timesteps() const = 0;
   // Episodes finished in training so far, across learn() calls and resumes (saved with the
   // agent; learners count them through agents/training_monitor.h).
   std::int64_t num_episodes() const { return num_episodes_; }
   void set_num_episodes(std::int64_t n) { num_episodes_ = n; }
   // The preset's n_timesteps: the length of training it asks for (`rlzoo train` uses it).
-  std::int64_t preset_timesteps() const;
+  std::int64_t preset_timesteps() const { return preset().n_timesteps; }
 
   // Actions for a batch of raw (unnormalised) observations, one tensor per observation field
   // ([B, ...] each; see agents/nets/observation.h). Returns [B] int64 for Discrete actions or
@@ -143,7 +161,25 @@ class Agent {
   void set_gradient_reducer(std::shared_ptr<GradientReducer> reducer) { reducer_ = std::move(reducer); }
   GradientReducer& gradient_reducer() const { return *reducer_; }
 
+ protected:
+  explicit Agent(AgentSetup setup) : setup_(std::move(setup)) {}
+
+  // The algorithm's half of learn(): collect experience from run.backend() and update until
+  // num_timesteps() reaches run.target(), run.after_step() asks to stop, or (on actor
+  // backends) the round loop ends. Report env steps through run.after_step() and the end of
+  // each collect-and-update cycle, where a checkpoint resumes exactly, through run.end_cycle().
+  virtual void run_training(TrainingRun& run) = 0;
+  // The tensors every learner of a group must start from identically (rank 0's are broadcast
+  // by learn()): the networks the algorithm updates, target networks included.
+  virtual std::vector<torch::Tensor> learner_parameters() { return {}; }
+  // The hyperparameters with every default filled in (to_yaml of the algorithm's config).
+  virtual YAML::Node resolved_hyperparams() const = 0;
+  // The torch/BLAS threads learn() uses, for work outside it that should run alike (an
+  // algorithm's own evaluate()).
+  void use_learner_threads() const;
+
  private:
+  AgentSetup setup_;
   std::shared_ptr<GradientReducer> reducer_ = local_gradient_reducer();
   std::shared_ptr<RemoteFleet> remote_fleet_;
   std::string log_dir_;

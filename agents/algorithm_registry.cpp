@@ -24,6 +24,7 @@ AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx) {
   };
   check_id("algo", algorithm_registry().contains(setup.preset.algo), [&] { algorithm_registry().get(setup.preset.algo); });
   check_id("env", env_registry().contains(setup.preset.env), [&] { env_registry().get(setup.preset.env); });
+  check_preset_capabilities(setup, preset, setup.preset.algo, algorithm_registry().get(setup.preset.algo).capabilities);
   return setup;
 }
 

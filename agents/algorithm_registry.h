@@ -1,5 +1,7 @@
-// Algorithm id -> factory. algorithms/ fills it (register_builtin_algorithms()); agents/
-// finds algorithms through it and never includes algorithms/.
+// Algorithm id -> factory and capabilities. algorithms/ fills it (register_builtin_algorithms());
+// agents/ finds algorithms through it and never includes algorithms/.
+//
+//   register_algorithm("ppo", algorithm_entry<PpoAgent, PpoConfig>("Proximal Policy Optimization", caps));
 #pragma once
 
 #include <functional>
@@ -8,18 +10,12 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "agents/algorithm_capabilities.h"
 #include "agents/preset.h"
 #include "core/checkpoint/reader.h"
 #include "core/registry/registry.h"
 
 namespace rlzoo {
-
-// What a factory gets: the validated preset and where it came from (for errors in
-// preset.hyperparams, use ctx.child("hyperparams")).
-struct AgentSetup {
-  PresetConfig preset;
-  ConfigContext ctx;
-};
 
 struct AlgorithmEntry {
   // A fresh agent. Validates preset.hyperparams and the env's spaces (clear UserErrors).
@@ -30,14 +26,30 @@ struct AlgorithmEntry {
   // `rlzoo list --hyperparams` and docs/presets.md.
   std::function<ConfigDoc()> describe_hyperparams;
   std::string description;
-  // Its agents implement Agent::export_policy() (`rlzoo export` lists these when refusing one).
-  bool exportable = false;
+  // What it supports (agents/algorithm_capabilities.h), checked against every preset before
+  // the agent is built.
+  AlgorithmCapabilities capabilities;
 };
+
+// The entry of agent class A, whose constructor is A(const AgentSetup&, args...) and which
+// restores a checkpoint with restore(reader); Config documents its hyperparameters.
+template <class A, class Config, class... Args>
+AlgorithmEntry algorithm_entry(std::string description, AlgorithmCapabilities capabilities, Args... args) {
+  return AlgorithmEntry{
+      [=](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<A>(s, args...); },
+      [=](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
+        auto agent = std::make_unique<A>(s, args...);
+        agent->restore(r);
+        return agent;
+      },
+      [] { return document_config<Config>(); }, std::move(description), std::move(capabilities)};
+}
 
 Registry<AlgorithmEntry>& algorithm_registry();
 void register_algorithm(const std::string& id, AlgorithmEntry entry);
 
-// Validates a preset YAML into an AgentSetup (does not build the agent).
+// Validates a preset YAML into an AgentSetup (does not build the agent): its keys, its algorithm
+// and env ids, and what it asks of the algorithm against the algorithm's capabilities.
 AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx);
 
 // The spec (spaces, limits) of the preset's env, made with its env_kwargs (validated).

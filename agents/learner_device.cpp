@@ -15,12 +15,4 @@ torch::Device learner_device(const AgentSetup& setup) {
   return torch::kCPU;  // not reached: fail() throws
 }
 
-void require_cpu_learner(const AgentSetup& setup, std::string_view algorithm) {
-  const std::string& name = setup.preset.device;
-  if (name == "cpu" || name == "auto") return;
-  setup.ctx.child("device").fail(
-      YAML::Mark::null_mark(),
-      fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, name));
-}
-
 }  // namespace rlzoo

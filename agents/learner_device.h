@@ -13,8 +13,7 @@ namespace rlzoo {
 // resolve_device(setup.preset.device); a UserError names the preset's `device` key.
 torch::Device learner_device(const AgentSetup& setup);
 
-// For learners that run on the CPU only so far: a UserError naming `algorithm` when the preset
-// asks for any other device ("auto" is the CPU for them).
-void require_cpu_learner(const AgentSetup& setup, std::string_view algorithm);
+// Learners that run on the CPU only do not declare AlgorithmCapabilities::gpu: a preset asking
+// them for another device is refused when it is parsed (check_preset_capabilities).
 
 }  // namespace rlzoo

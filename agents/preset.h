@@ -13,6 +13,7 @@
 #include <string>
 #include <yaml-cpp/yaml.h>
 
+#include "core/config/context.h"
 #include "core/config/device_name.h"
 #include "core/config/schema.h"
 #include "core/runtime/runtime_config.h"
@@ -68,10 +69,19 @@ struct PresetConfig {
     f("log_every", &PresetConfig::log_every, "env steps between log dumps", Bound::at_least(1));
     f("eval", &PresetConfig::eval, "periodic evaluation during training");
     f("checkpoint", &PresetConfig::checkpoint, "periodic checkpoints");
-    f("runtime", &PresetConfig::runtime, "parallel actor threads (algorithms that support them: dqn, ppo, dmc)");
+    f("runtime", &PresetConfig::runtime,
+      "where experience comes from: the inline loop, actor threads or actor processes (what each algorithm supports: "
+      "rlzoo list algos)");
     f("hyperparams", &PresetConfig::hyperparams,
       "the algorithm's hyperparameters (docs/presets.md, or rlzoo list algos --hyperparams)");
   }
+};
+
+// A validated preset and where it came from (for errors in preset.hyperparams, use
+// ctx.child("hyperparams")): what an algorithm is built from.
+struct AgentSetup {
+  PresetConfig preset;
+  ConfigContext ctx;
 };
 
 }  // namespace rlzoo

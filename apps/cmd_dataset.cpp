@@ -159,13 +159,12 @@ void run_collect(const CollectArgs& a, const std::string& command_line) {
   EnvPurposeScope not_training(EnvPurpose::evaluation);
   auto agent = load_agent(a.agent);
   agent->set_progress_bar(false);
-  const YAML::Node cfg = agent->config();
-  auto env = make_env(cfg["env"].as<std::string>(), cfg["env_kwargs"], ConfigContext("env_kwargs"));
+  auto env = make_env(agent->preset().env, agent->preset().env_kwargs, ConfigContext("env_kwargs"));
   source["policy"] = "agent";
   source["agent"] = fs::absolute(a.agent).string();
   source["algorithm"] = agent->algorithm();
   source["agent_timesteps"] = agent->num_timesteps();
-  source["env_kwargs"] = yaml_text(cfg["env_kwargs"]);
+  source["env_kwargs"] = yaml_text(agent->preset().env_kwargs);
   source["deterministic"] = !a.stochastic;
   source["epsilon"] = a.epsilon;
   source["noise"] = a.noise;

@@ -50,6 +50,12 @@ void use_group(const LearnerGroupCli& g, TrainOptions& train) {
   auto previous = train.prepare;
   train.prepare = [g, previous](Agent& agent) {
     if (previous) previous(agent);
+    // Refused before the rendezvous (and before the run directory is written).
+    if (!agent.capabilities().several_learners)
+      throw UserError(fmt::format("--learners {}: algorithm '{}' trains as one learner only (several learners: {})",
+                                  g.learners, agent.algorithm(), algorithms_that([](const AlgorithmCapabilities& c) {
+                                    return c.several_learners;
+                                  })));
     agent.set_gradient_reducer(std::make_shared<C10dGradientReducer>(C10dOptions{g.rendezvous, g.rank, g.learners}));
   };
 }
@@ -86,9 +92,12 @@ void run_learner_command(LearnerCli& o) {
   o.server.max_message_bytes = static_cast<std::int64_t>(o.max_message_mb * 1024 * 1024);
   auto fleet = std::make_shared<GrpcFleet>(o.server);  // checks address, token and TLS files first
   o.train.prepare = [&](Agent& agent) {
-    if (!agent.actor_role())
-      throw UserError(fmt::format("algorithm '{}' cannot learn from actor processes (these can: ppo)", agent.algorithm()));
-    if (agent.config()["runtime"]["actors"].as<int>() < 1)
+    if (!agent.capabilities().supports(Backend::processes) || !agent.actor_role())
+      throw UserError(fmt::format("algorithm '{}' cannot learn from actor processes (these can: {})", agent.algorithm(),
+                                  algorithms_that([](const AlgorithmCapabilities& c) {
+                                    return c.supports(Backend::processes);
+                                  })));
+    if (agent.preset().runtime.actors < 1)
       throw UserError("the learner takes rounds of runtime.actors trajectories: set runtime.actors >= 1 in the preset "
                       "or with --set runtime.actors=N");
     agent.set_remote_fleet(fleet);

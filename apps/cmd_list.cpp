@@ -25,6 +25,7 @@ void print_algos(bool with_hyperparams) {
   for (const auto& id : algorithm_registry().names()) {
     const auto& e = algorithm_registry().get(id);
     fmt::print("  {:<28} {}\n", id, e.description);
+    fmt::print("  {:<28} {}\n", "", e.capabilities.describe());
     if (with_hyperparams)
       for (const auto& line : describe_lines(e.describe_hyperparams())) fmt::print("      {}\n", line);
   }

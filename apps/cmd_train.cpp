@@ -58,16 +58,16 @@ void write_text(const fs::path& path, const std::string& text) {
 }
 
 void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t remaining) {
-  const YAML::Node cfg = agent.config();
+  const PresetConfig& preset = agent.preset();
   CallbackList callbacks;
-  const auto eval_every = cfg["eval"]["every"].as<std::int64_t>();
+  const std::int64_t eval_every = preset.eval.every;
   if (eval_every > 0)
-    callbacks.add(std::make_unique<EvalCallback>(eval_every, cfg["eval"]["episodes"].as<int>(),
+    callbacks.add(std::make_unique<EvalCallback>(eval_every, preset.eval.episodes,
                                                  (fs::path(run_dir) / "best").string()));
-  const auto ckpt_every = cfg["checkpoint"]["every"].as<std::int64_t>();
+  const std::int64_t ckpt_every = preset.checkpoint.every;
   if (ckpt_every > 0)
     callbacks.add(std::make_unique<CheckpointCallback>((fs::path(run_dir) / "checkpoints").string(), ckpt_every,
-                                                       cfg["checkpoint"]["keep"].as<int>()));
+                                                       preset.checkpoint.keep));
   agent.set_log_dir((fs::path(run_dir) / "logs").string());
   {
     // SIGINT/SIGTERM: learn() stops after the current step (actors after theirs), callbacks
@@ -78,7 +78,7 @@ void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t
   if (const int sig = stop_signal()) {
     const fs::path ckpts = fs::path(run_dir) / "checkpoints";
     if (ckpt_every <= 0)
-      CheckpointManager(ckpts, cfg["checkpoint"]["keep"].as<int>()).save(agent.num_timesteps(), agent.checkpoint());
+      CheckpointManager(ckpts, preset.checkpoint.keep).save(agent.num_timesteps(), agent.checkpoint());
     spdlog::warn("{} at {} steps; checkpoint saved in {}; continue with: rlzoo train --resume {}",
                  sig == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)", agent.num_timesteps(), ckpts.string(),
                  run_dir);
@@ -128,14 +128,12 @@ void run_train(TrainOptions& o) {
   auto agent = make_agent_from_yaml(root, ctx);
   if (o.prepare) o.prepare(*agent);
   agent->set_progress_bar(!o.quiet);
-  const YAML::Node cfg = agent->config();
-  const std::string run_dir =
-      o.run_dir.empty() ? next_run_dir(cfg["algo"].as<std::string>(), cfg["env"].as<std::string>()) : o.run_dir;
+  const std::string run_dir = o.run_dir.empty() ? next_run_dir(agent->preset().algo, agent->preset().env) : o.run_dir;
   if (fs::exists(fs::path(run_dir) / "preset.yaml"))
     throw UserError(fmt::format("{} already holds a run; use --resume {} or another --run-dir", run_dir, run_dir));
   fs::create_directories(run_dir);
   YAML::Emitter e;
-  e << cfg;
+  e << agent->config();
   write_text(fs::path(run_dir) / "preset.yaml", std::string(e.c_str()) + "\n");
   write_text(fs::path(run_dir) / "command.txt", o.command_line + "\n");
   spdlog::info("run directory: {}", run_dir);

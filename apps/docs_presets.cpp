@@ -73,7 +73,8 @@ void algorithms(std::string& out) {
       "`rlzoo list algos --hyperparams` prints the same.\n\n";
   for (const auto& id : algorithm_registry().names()) {
     const AlgorithmEntry& a = algorithm_registry().get(id);
-    out += fmt::format("### {}\n\n{}.\n\n", id, sentence(a.description));
+    out += fmt::format("### {}\n\n{}.\n\nCapabilities: {}.\n\n", id, sentence(a.description),
+                       md_text(a.capabilities.describe()));
     if (!a.describe_hyperparams) {
       out += std::string(kUndocumented) + ": this algorithm's hyperparameters (describe_hyperparams is unset).\n\n";
       continue;

@@ -284,13 +284,12 @@ FleetActorResult run_fleet_actor(const FleetActorOptions& options) {
     std::optional<ActorRole> role = agent->actor_role();
     if (!role) throw UserError(fmt::format("algorithm '{}' has no actor processes", agent->algorithm()));
     const FleetSpec spec = fleet_spec(*agent, *role);
-    const YAML::Node cfg = agent->config();
 
     StopSource stop;
     ActorSession session(options, client, spec.spec_hash, *role, stop, result);
     session.register_actor();
     session.set_policy(role->make_policy(session.store(), session.actor_id()));
-    auto envs = make_vector_env(cfg["env"].as<std::string>(), role->shape.num_envs, 1, cfg["env_kwargs"]);
+    auto envs = make_vector_env(agent->preset().env, role->shape.num_envs, 1, agent->preset().env_kwargs);
     Heartbeats heartbeats(client, session, options);
     ActorLoopOptions loop;
     loop.actor = session.actor_id();

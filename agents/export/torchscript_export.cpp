@@ -57,7 +57,7 @@ torch::jit::Module build_module(const TorchScriptPolicy& g, const std::string& m
 std::vector<std::string> exportable_algorithms() {
   std::vector<std::string> out;
   for (const auto& name : algorithm_registry().names())
-    if (algorithm_registry().get(name).exportable) out.push_back(name);
+    if (algorithm_registry().get(name).capabilities.exportable) out.push_back(name);
   return out;
 }
 

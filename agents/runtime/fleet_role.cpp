@@ -25,7 +25,7 @@ FleetSpec fleet_spec(const Agent& agent, const ActorRole& role) {
   spec.shape = role.shape;
   spec.on_policy = role.on_policy;
   spec.observation_space = agent.env_spec().observation_space;
-  spec.round_size = cfg["runtime"]["actors"].as<int>();
+  spec.round_size = agent.preset().runtime.actors;
   YAML::Emitter e;
   e << cfg;
   spec.preset_yaml = e.c_str();
@@ -36,7 +36,7 @@ FleetSpec fleet_spec(const Agent& agent, const ActorRole& role) {
   const std::string canonical = fmt::format(
       "algo={}|env={}|env_kwargs={}|obs={}|act={}|mask={}|policy={}|T={}|M={}|obs_bytes={}|action_bytes={}|"
       "extras={}|mask_size={}|on_policy={}",
-      agent.algorithm(), cfg["env"].as<std::string>(), emit(cfg["env_kwargs"]), env.observation_space.describe(),
+      agent.algorithm(), agent.preset().env, emit(agent.preset().env_kwargs), env.observation_space.describe(),
       env.action_space.describe(), env.has_action_mask, emit(cfg["hyperparams"]["policy"]), role.shape.num_steps,
       role.shape.num_envs, role.shape.obs_bytes, role.shape.action_bytes, role.shape.num_extras,
       role.shape.mask_size, role.on_policy);

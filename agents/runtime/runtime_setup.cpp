@@ -36,47 +36,38 @@ ActorFleet::EnvFactory preset_env_factory(const PresetConfig& preset) {
   };
 }
 
-void run_round_training(Agent& agent, TrajectorySource& source, CallbackList* callbacks,
+void run_round_training(Agent& agent, TrainingRun& run, TrajectorySource& source,
                         const std::function<bool(const Trajectory&)>& learn_round) {
   FunctionLearner learner([&](const Trajectory& round) {
     const bool go_on = learn_round(round);
-    if (callbacks) callbacks->on_rollout_end(agent, agent.num_timesteps());
+    run.end_cycle(agent.num_timesteps());
     return go_on;
   });
   run_learner(source, learner);  // ends early when interrupted (SIGINT/SIGTERM)
 }
 
-void run_actor_training(Agent& agent, ActorFleet& fleet, const BatchingServer* server, TrainingMonitor& monitor,
-                        CallbackList* callbacks, const std::function<bool(const Trajectory&)>& learn_round) {
-  if (callbacks) callbacks->on_training_start(agent);
+void run_actor_training(Agent& agent, TrainingRun& run, ActorFleet& fleet, const BatchingServer* server,
+                        const std::function<bool(const Trajectory&)>& learn_round) {
   fleet.start();
-  run_round_training(agent, fleet, callbacks, learn_round);
+  run_round_training(agent, run, fleet, learn_round);
   fleet.stop();
-  Logger& log = monitor.logger();
+  Logger& log = run.logger();
   log.record("runtime/trajectories", static_cast<double>(fleet.trajectories_taken()));
   if (server && server->batches() > 0)
     log.record("runtime/mean_inference_batch",
                static_cast<double>(server->rows_served()) / static_cast<double>(server->batches()));
-  monitor.finish(agent.num_timesteps());
-  if (callbacks) callbacks->on_training_end(agent);
 }
 
-void run_remote_training(Agent& agent, const ActorRole& role, const ModuleParameterStore& parameters,
-                         TrainingMonitor& monitor, CallbackList* callbacks,
+void run_remote_training(Agent& agent, TrainingRun& run, const ActorRole& role, const ModuleParameterStore& parameters,
                          const std::function<bool(const Trajectory&)>& learn_round) {
   RemoteFleet& fleet = *agent.remote_fleet();
-  if (callbacks) callbacks->on_training_start(agent);
   fleet.set_learner_timesteps(agent.num_timesteps());
-  {
-    std::unique_ptr<TrajectorySource> source = fleet.open(fleet_spec(agent, role), parameters);
-    run_round_training(agent, *source, callbacks, [&](const Trajectory& round) {
-      const bool go_on = learn_round(round);
-      fleet.set_learner_timesteps(agent.num_timesteps());
-      return go_on;
-    });
-  }
-  monitor.finish(agent.num_timesteps());
-  if (callbacks) callbacks->on_training_end(agent);
+  std::unique_ptr<TrajectorySource> source = fleet.open(fleet_spec(agent, role), parameters);
+  run_round_training(agent, run, *source, [&](const Trajectory& round) {
+    const bool go_on = learn_round(round);
+    fleet.set_learner_timesteps(agent.num_timesteps());
+    return go_on;
+  });
 }
 
 }  // namespace rlzoo

@@ -8,7 +8,7 @@
 
 #include "agents/agent.h"
 #include "agents/preset.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/batching_server.h"
 #include "core/torch/tensor_io.h"
@@ -42,26 +42,23 @@ ActorFleetOptions preset_fleet_options(const PresetConfig& preset, std::int64_t 
 // Each actor's envs: runtime.envs_per_actor of the preset's env (with its env_kwargs).
 ActorFleet::EnvFactory preset_env_factory(const PresetConfig& preset);
 
-// The learner side of a learn() on actor threads, on the calling thread: callbacks'
-// on_training_start, the fleet started, learn_round(round) for every round (it updates and
-// publishes; false: stop) followed by on_rollout_end, the fleet stopped (also when
-// interrupted by SIGINT/SIGTERM or when anything throws), the runtime's log keys
-// (runtime/trajectories, runtime/mean_inference_batch), the monitor finished, and
-// on_training_end.
-// The round loop alone: learn_round(round) for every round of `source` (false: stop), then the
-// callbacks' on_rollout_end. Returns when the learner stops, the source runs dry or a signal
+// The round loop of a run_training() on an actor backend, on the calling thread:
+// learn_round(round) for every round of `source` (it updates and publishes; false: stop), each
+// followed by run.end_cycle(). Returns when the learner stops, the source runs dry or a signal
 // arrives.
-void run_round_training(Agent& agent, TrajectorySource& source, CallbackList* callbacks,
+void run_round_training(Agent& agent, TrainingRun& run, TrajectorySource& source,
                         const std::function<bool(const Trajectory&)>& learn_round);
 
-void run_actor_training(Agent& agent, ActorFleet& fleet, const BatchingServer* server, TrainingMonitor& monitor,
-                        CallbackList* callbacks, const std::function<bool(const Trajectory&)>& learn_round);
+// The threads backend: the fleet started, the round loop, the fleet stopped (also when
+// interrupted by SIGINT/SIGTERM or when anything throws), and the runtime's log keys
+// (runtime/trajectories, runtime/mean_inference_batch).
+void run_actor_training(Agent& agent, TrainingRun& run, ActorFleet& fleet, const BatchingServer* server,
+                        const std::function<bool(const Trajectory&)>& learn_round);
 
-// run_actor_training() with the agent's remote fleet (Agent::set_remote_fleet) as the source:
-// the fleet serves `parameters` (which learn_round keeps publishing into) to actor processes
-// with the spec fleet_spec(agent, role), and is closed again before the monitor finishes.
-void run_remote_training(Agent& agent, const ActorRole& role, const ModuleParameterStore& parameters,
-                         TrainingMonitor& monitor, CallbackList* callbacks,
+// The processes backend: the agent's remote fleet (Agent::set_remote_fleet) as the source; it
+// serves `parameters` (which learn_round keeps publishing into) to actor processes with the
+// spec fleet_spec(agent, role), and is closed again when the round loop ends.
+void run_remote_training(Agent& agent, TrainingRun& run, const ActorRole& role, const ModuleParameterStore& parameters,
                          const std::function<bool(const Trajectory&)>& learn_round);
 
 }  // namespace rlzoo

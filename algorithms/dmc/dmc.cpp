@@ -11,7 +11,7 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"
 #include "core/runtime/batching_server.h"
@@ -20,7 +20,6 @@
 #include "core/runtime/thread_group.h"
 #include "core/torch/module_parameters.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 #include "envs/doudizhu/doudizhu_env.h"
 #include "envs/doudizhu/evaluation.h"
 #include "envs/doudizhu/random_player.h"
@@ -60,7 +59,7 @@ struct Replica {
 }  // namespace
 
 DmcAgent::DmcAgent(const AgentSetup& setup)
-    : setup_(setup),
+    : Agent(setup),
       cfg_(parse_config<DmcConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)) {
   if (spec_.id != DouDizhuEnv::kId)
@@ -78,10 +77,13 @@ DmcAgent::DmcAgent(const AgentSetup& setup)
   next_eval_ = cfg_.eval_every;
 }
 
-YAML::Node DmcAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
+YAML::Node DmcAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
+
+std::vector<torch::Tensor> DmcAgent::learner_parameters() {
+  std::vector<torch::Tensor> params;
+  for (Seat s : kSeats)
+    for (const auto& p : (*nets_)[s].parameters()) params.push_back(p);
+  return params;
 }
 
 torch::Tensor DmcAgent::act(const std::vector<torch::Tensor>&, const ActOptions&) {
@@ -154,13 +156,12 @@ void DmcAgent::evaluate_against_baselines(TrainingMonitor& monitor) {
   }
 }
 
-void DmcAgent::learn(std::int64_t frames, CallbackList* callbacks) {
-  if (frames < 1) throw UserError(fmt::format("learn: frames must be >= 1, got {}", frames));
-  configure_threads(setup_.preset.torch_threads, 1);
-  const RuntimeConfig& rt = setup_.preset.runtime;
+void DmcAgent::run_training(TrainingRun& run) {
+  const RuntimeConfig& rt = preset().runtime;
   const int actors = std::max(1, rt.actors);
   const bool served = rt.inference.max_batch > 0;
-  const std::int64_t target = frames_ + frames, per_step = cfg_.frames_per_step();
+  const std::int64_t target = run.target(), per_step = cfg_.frames_per_step();
+  TrainingMonitor& monitor = run.monitor();
 
   std::array<ModuleParameterStore, 3> stores;
   for (std::size_t i = 0; i < 3; ++i) stores[i].publish(snapshot_module(*nets_->nets[i]));
@@ -187,7 +188,7 @@ void DmcAgent::learn(std::int64_t frames, CallbackList* callbacks) {
   } else {
     for (int a = 0; a < actors; ++a) replicas.push_back(std::make_unique<Replica>(*nets_, stores));
   }
-  const std::uint64_t round_seed = derive_seed(static_cast<std::uint64_t>(setup_.preset.seed), static_cast<std::uint64_t>(games_));
+  const std::uint64_t round_seed = derive_seed(static_cast<std::uint64_t>(setup().preset.seed), static_cast<std::uint64_t>(games_));
   for (int a = 0; a < actors; ++a) {
     ActorOptions opt{rt.envs_per_actor, cfg_.exp_epsilon, objective_from_name(cfg_.objective),
                      derive_seed(round_seed, static_cast<std::uint64_t>(a))};
@@ -210,14 +211,16 @@ void DmcAgent::learn(std::int64_t frames, CallbackList* callbacks) {
     });
   }
 
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
   std::array<SeatFrames, 3> pending;
   std::vector<double> returns;
   std::vector<std::int64_t> lengths;
   std::array<double, 3> losses{};
   std::int64_t wins = 0, finished = 0;
   bool stop = false;
+  // Several learners all-reduce each train step's gradients, so they must step the same seats in
+  // the same order though their games differ: then the seats take turns.
+  const bool rotate = gradient_reducer().world_size() > 1;
+  std::size_t next_seat = 0;
   try {
     while (frames_ < target && !stop) {
       group.check();
@@ -235,27 +238,36 @@ void DmcAgent::learn(std::int64_t frames, CallbackList* callbacks) {
         pending[static_cast<std::size_t>(seat_index(s))].append(f, 0, f.size(), state_dim(s));
       }
       lengths.push_back(length);
-      for (Seat s : kSeats) {
+      // One learner step of `s` on its oldest frames, with its bookkeeping.
+      auto learn_seat = [&](Seat s) {
         auto& p = pending[static_cast<std::size_t>(seat_index(s))];
-        while (p.size() >= per_step && frames_ < target && !stop) {
-          losses[static_cast<std::size_t>(seat_index(s))] = train_step(s, p);
-          drop_front(p, per_step, state_dim(s));
-          frames_ += per_step;
-          stores[static_cast<std::size_t>(seat_index(s))].publish(snapshot_module((*nets_)[s]));
-          auto& log = monitor.logger();
-          for (Seat t : kSeats)
-            log.record(fmt::format("train/loss_{}", seat_name(t)), losses[static_cast<std::size_t>(seat_index(t))]);
-          log.record("rollout/landlord_wp", finished ? static_cast<double>(wins) / static_cast<double>(finished) : 0.0);
-          log.record("time/games", static_cast<double>(games_));
-          if (cfg_.eval_every > 0 && frames_ >= next_eval_) {
-            while (next_eval_ <= frames_) next_eval_ += cfg_.eval_every;
-            evaluate_against_baselines(monitor);
-          }
-          const std::vector<std::uint8_t> done(returns.size(), 1), cut(returns.size(), 0);
-          if (!monitor.after_step(*this, StepEpisodes{done, cut, returns, lengths}, frames_, callbacks)) stop = true;
-          returns.clear();
-          lengths.clear();
-          if (callbacks) callbacks->on_rollout_end(*this, frames_);
+        losses[static_cast<std::size_t>(seat_index(s))] = train_step(s, p);
+        drop_front(p, per_step, state_dim(s));
+        frames_ += per_step;
+        stores[static_cast<std::size_t>(seat_index(s))].publish(snapshot_module((*nets_)[s]));
+        auto& log = monitor.logger();
+        for (Seat t : kSeats)
+          log.record(fmt::format("train/loss_{}", seat_name(t)), losses[static_cast<std::size_t>(seat_index(t))]);
+        log.record("rollout/landlord_wp", finished ? static_cast<double>(wins) / static_cast<double>(finished) : 0.0);
+        log.record("time/games", static_cast<double>(games_));
+        if (cfg_.eval_every > 0 && frames_ >= next_eval_) {
+          while (next_eval_ <= frames_) next_eval_ += cfg_.eval_every;
+          evaluate_against_baselines(monitor);
+        }
+        const std::vector<std::uint8_t> done(returns.size(), 1), cut(returns.size(), 0);
+        if (!run.after_step(StepEpisodes{done, cut, returns, lengths}, frames_)) stop = true;
+        returns.clear();
+        lengths.clear();
+        run.end_cycle(frames_);
+      };
+      auto ready = [&](Seat s) { return pending[static_cast<std::size_t>(seat_index(s))].size() >= per_step; };
+      if (!rotate) {  // one learner: each seat learns as soon as it has a batch
+        for (Seat s : kSeats)
+          while (ready(s) && frames_ < target && !stop) learn_seat(s);
+      } else {  // several: the seats take turns, so every rank reduces the same seat's gradients at once
+        while (ready(kSeats[next_seat]) && frames_ < target && !stop) {
+          learn_seat(kSeats[next_seat]);
+          next_seat = (next_seat + 1) % kSeats.size();
         }
       }
     }
@@ -263,8 +275,6 @@ void DmcAgent::learn(std::int64_t frames, CallbackList* callbacks) {
     group.fail("learner", std::current_exception());
   }
   group.stop_and_join();  // rethrows the first error (the learner's or an actor's)
-  monitor.finish(frames_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 CheckpointWriter DmcAgent::checkpoint() const {
@@ -289,15 +299,14 @@ void DmcAgent::restore(const CheckpointReader& reader) {
 }
 
 void register_dmc() {
-  register_algorithm(
-      "dmc", AlgorithmEntry{[](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<DmcAgent>(s); },
-                            [](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                              auto agent = std::make_unique<DmcAgent>(s);
-                              agent->restore(r);
-                              return agent;
-                            },
-                            [] { return document_config<DmcConfig>(); },
-                            "Deep Monte-Carlo with action encoding (DouZero) for DouDizhu-v0"});
+  AlgorithmCapabilities caps;
+  caps.learning = LearningKind::on_policy;  // Monte-Carlo targets of recent games (DouZero's actors lag a little)
+  caps.backends = {Backend::threads};       // whole games are played by actor threads (runtime.actors, at least 1)
+  caps.several_learners = true;
+  caps.gpu = true;
+  caps.progress_unit = "frames";
+  register_algorithm("dmc", algorithm_entry<DmcAgent, DmcConfig>(
+                                "Deep Monte-Carlo with action encoding (DouZero) for DouDizhu-v0", caps));
 }
 
 }  // namespace rlzoo::dmc

@@ -35,8 +35,6 @@ class DmcAgent : public Agent {
 
   std::string algorithm() const override { return "dmc"; }
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t frames, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return frames_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
@@ -56,10 +54,14 @@ class DmcAgent : public Agent {
   // One learner step for `seat` on frames [0, B x T) of `frames`: returns the loss.
   double train_step(doudizhu::Seat seat, const SeatFrames& frames);
 
+ protected:
+  void run_training(TrainingRun& run) override;                // actor threads play, this thread learns
+  std::vector<torch::Tensor> learner_parameters() override;  // the three seats' networks
+  YAML::Node resolved_hyperparams() const override;
+
  private:
   void evaluate_against_baselines(TrainingMonitor& monitor);
 
-  AgentSetup setup_;
   DmcConfig cfg_;
   EnvSpec spec_;
   torch::Device device_ = torch::kCPU;

@@ -8,11 +8,10 @@
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 
 namespace rlzoo {
 
@@ -32,7 +31,7 @@ EnvSpec probe_spec(const AgentSetup& setup) {
 }  // namespace
 
 DqnAgent::DqnAgent(const AgentSetup& setup)
-    : setup_(setup),
+    : Agent(setup),
       spec_(probe_spec(setup)),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), kExplorationStream)) {
   cfg_ = parse_config<DqnConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
@@ -62,7 +61,7 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
 }
 
 std::int64_t DqnAgent::buffer_envs() const {
-  const RuntimeConfig& rt = setup_.preset.runtime;
+  const RuntimeConfig& rt = setup().preset.runtime;
   return rt.enabled() ? rt.total_envs() : cfg_.n_envs;
 }
 
@@ -71,14 +70,16 @@ void DqnAgent::ensure_buffer() {
   buffer_ = std::make_unique<ReplayBuffer>(spec_.observation_space, spec_.action_space, cfg_.buffer_size, buffer_envs());
 }
 
-YAML::Node DqnAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
+YAML::Node DqnAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
+
+std::vector<torch::Tensor> DqnAgent::learner_parameters() {
+  std::vector<torch::Tensor> params = q_net_->parameters();
+  for (const auto& p : q_target_->parameters()) params.push_back(p);
+  return params;
 }
 
 double DqnAgent::exploration_rate() const {
-  return dqn_exploration_rate(cfg_, num_timesteps_, setup_.preset.n_timesteps);
+  return dqn_exploration_rate(cfg_, num_timesteps_, setup().preset.n_timesteps);
 }
 
 std::int64_t DqnAgent::random_action(const std::uint8_t* mask_row) {
@@ -219,26 +220,18 @@ void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& 
     train(cfg_.gradient_steps > 0 ? cfg_.gradient_steps : collected * buffer_->n_envs(), monitor);
 }
 
-void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
-  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
-  configure_threads(setup_.preset.torch_threads, 1);
-  {  // several learners start alike
-    std::vector<torch::Tensor> params = q_net_->parameters();
-    for (const auto& p : q_target_->parameters()) params.push_back(p);
-    gradient_reducer().synchronize(params);
-  }
-  if (setup_.preset.runtime.enabled()) return learn_parallel(timesteps, callbacks);
+void DqnAgent::run_training(TrainingRun& run) {
+  if (run.backend() == Backend::threads) return learn_parallel(run);
   if (!venv_) {
-    venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
+    venv_ = make_vector_env(setup().preset.env, cfg_.n_envs, 1, setup().preset.env_kwargs);
+    venv_->reset(static_cast<std::uint64_t>(setup().preset.seed));
   }
   ensure_buffer();
-  const std::int64_t end = num_timesteps_ + timesteps;
+  const std::int64_t end = run.target();
+  CallbackList* callbacks = run.callbacks();
+  TrainingMonitor& monitor = run.monitor();
   const ConstBytes actions(reinterpret_cast<const std::byte*>(actions_.data()), actions_.size() * sizeof(std::int64_t));
   std::vector<std::byte> obs(venv_->observation_bytes().size());
-
-  TrainingMonitor monitor(*this, end, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
   bool stop = false;
   while (num_timesteps_ < end && !stop) {
     std::int64_t collected = 0;
@@ -255,11 +248,8 @@ void DqnAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
         stop = true;
     }
     end_cycle(collected, stop, monitor);
-    // The cycle is complete here: a checkpoint taken now resumes exactly.
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+    run.end_cycle(num_timesteps_);  // the cycle is complete here: a checkpoint taken now resumes exactly
   }
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 CheckpointWriter DqnAgent::checkpoint() const {
@@ -271,7 +261,7 @@ CheckpointWriter DqnAgent::checkpoint() const {
                                           {"n_calls", n_calls_},
                                           {"n_updates", n_updates_},
                                           {"exploration_rng", rng_.state()}});
-  if (buffer_ && setup_.preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
+  if (buffer_ && setup().preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
   add_training_envs(w, venv_.get());
   return w;
 }
@@ -295,12 +285,12 @@ void DqnAgent::restore(const CheckpointReader& reader) {
     buffer_->load(reader, "replay_buffer.pt");
   }
   // Runtime actors make their envs when learn() starts (reset from seed + num_timesteps).
-  if (setup_.preset.runtime.enabled()) return;
+  if (setup().preset.runtime.enabled()) return;
   // Without saved env states the envs restart from a seed that depends on the progress; the
   // replay buffer then ends its stored streams there (see ReplayBuffer::add).
-  venv_ = make_vector_env(setup_.preset.env, cfg_.n_envs, 1, setup_.preset.env_kwargs);
+  venv_ = make_vector_env(setup().preset.env, cfg_.n_envs, 1, setup().preset.env_kwargs);
   restore_training_envs(*venv_, reader,
-                        static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+                        static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
 }
 
 std::optional<PolicyExport> DqnAgent::export_policy() const {
@@ -311,16 +301,15 @@ std::optional<PolicyExport> DqnAgent::export_policy() const {
 }
 
 void register_dqn() {
-  register_algorithm(
-      "dqn", AlgorithmEntry{[](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<DqnAgent>(s); },
-                            [](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                              auto agent = std::make_unique<DqnAgent>(s);
-                              agent->restore(r);
-                              return agent;
-                            },
-                            [] { return document_config<DqnConfig>(); },
-                            "Deep Q-Network (Discrete actions; options: double Q, dueling head, n-step returns)",
-                            /*exportable=*/true});
+  AlgorithmCapabilities caps;
+  caps.learning = LearningKind::off_policy;
+  caps.backends = {Backend::inline_loop, Backend::threads};
+  caps.several_learners = true;
+  caps.gpu = true;
+  caps.exportable = true;
+  register_algorithm("dqn", algorithm_entry<DqnAgent, DqnConfig>(
+                                "Deep Q-Network (Discrete actions; options: double Q, dueling head, n-step returns)",
+                                caps));
 }
 
 }  // namespace rlzoo

@@ -39,8 +39,6 @@ class DqnAgent : public Agent {
 
   std::string algorithm() const override { return "dqn"; }
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   // Greedy actions when options.deterministic, else epsilon-greedy with the current
   // exploration_rate(); both keep to options.action_mask.
@@ -72,6 +70,11 @@ class DqnAgent : public Agent {
   bool learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
                         CallbackList* callbacks = nullptr);
 
+ protected:
+  void run_training(TrainingRun& run) override;
+  std::vector<torch::Tensor> learner_parameters() override;  // the online and the target network
+  YAML::Node resolved_hyperparams() const override;
+
  private:
   // Fills actions_ for the vector env's current observations.
   void choose_actions(bool uniformly_random);
@@ -85,13 +88,12 @@ class DqnAgent : public Agent {
                     ConstBytes next_obs, ConstBytes final_obs, TrainingMonitor& monitor, CallbackList* callbacks);
   // The end of a train_freq cycle of `collected` vector steps.
   void end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor);
-  void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
+  void learn_parallel(TrainingRun& run);  // the threads backend (dqn_parallel.cpp)
   // Envs feeding the replay buffer: runtime.actors * envs_per_actor, else n_envs.
   std::int64_t buffer_envs() const;
   void ensure_buffer();
   void update_target();
 
-  AgentSetup setup_;
   DqnConfig cfg_;
   EnvSpec spec_;
   torch::Device device_ = torch::kCPU;

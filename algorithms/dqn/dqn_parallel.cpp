@@ -37,10 +37,10 @@ bool DqnAgent::learn_from_round(const Trajectory& round, std::int64_t end, Train
   return !stop;
 }
 
-void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
-  const RuntimeConfig& rt = setup_.preset.runtime;
+void DqnAgent::learn_parallel(TrainingRun& run) {
+  const RuntimeConfig& rt = preset().runtime;
   ensure_buffer();
-  const std::int64_t end = num_timesteps_ + timesteps;
+  const std::int64_t end = run.target();
   const Space& obs_space = spec_.observation_space;
   const std::size_t q_bytes = static_cast<std::size_t>(spec_.action_space.n()) * sizeof(float);
 
@@ -57,13 +57,13 @@ void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
 
   DqnActingSchedule schedule;
   schedule.start_timesteps = num_timesteps_;
-  schedule.total_timesteps = setup_.preset.n_timesteps;
+  schedule.total_timesteps = setup().preset.n_timesteps;
   schedule.total_envs = rt.total_envs();
   schedule.actors = rt.actors;
-  schedule.seed = derive_seed(static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_),
+  schedule.seed = derive_seed(static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_),
                               kActorExplorationStream);
-  ActorFleet fleet(preset_fleet_options(setup_.preset, cfg_.train_freq, num_timesteps_),
-                   preset_env_factory(setup_.preset), [&](int actor) -> std::unique_ptr<ActorPolicy> {
+  ActorFleet fleet(preset_fleet_options(setup().preset, cfg_.train_freq, num_timesteps_),
+                   preset_env_factory(setup().preset), [&](int actor) -> std::unique_ptr<ActorPolicy> {
                      DqnActingSchedule s = schedule;
                      s.actor = actor;
                      return std::make_unique<DqnActorPolicy>(
@@ -75,9 +75,8 @@ void DqnAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
     store.wake();
   });
 
-  TrainingMonitor monitor(*this, end, setup_.preset.log_every);
-  run_actor_training(*this, fleet, server.get(), monitor, callbacks, [&](const Trajectory& round) {
-    const bool go_on = learn_from_round(round, end, monitor, callbacks);
+  run_actor_training(*this, run, fleet, server.get(), [&](const Trajectory& round) {
+    const bool go_on = learn_from_round(round, end, run.monitor(), run.callbacks());
     store.publish(snapshot_module(*q_net_));
     return go_on && num_timesteps_ < end;
   });

@@ -8,12 +8,11 @@
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "algorithms/dt/dataset_episodes.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 
 namespace rlzoo::dt {
 
@@ -27,7 +26,7 @@ std::vector<double> to_vector(const torch::Tensor& t) {
 }  // namespace
 
 DtAgent::DtAgent(const AgentSetup& setup, ModelKind kind)
-    : setup_(setup),
+    : Agent(setup),
       kind_(kind),
       cfg_(parse_config<DtConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)),
@@ -52,8 +51,6 @@ DtAgent::DtAgent(const AgentSetup& setup, ModelKind kind)
     action_low_ = torch::tensor(act.low()).to(torch::kFloat32);
     action_high_ = torch::tensor(act.high()).to(torch::kFloat32);
   }
-  if (setup.preset.runtime.enabled())
-    setup.ctx.child("runtime").fail(YAML::Node(), fmt::format("{} learns offline from a dataset: remove runtime", algo));
   max_ep_len_ = cfg_.max_ep_len > 0 ? cfg_.max_ep_len : (spec_.max_episode_steps > 0 ? spec_.max_episode_steps : 1000);
   window_ = cfg_.context;
 
@@ -86,11 +83,9 @@ DtAgent::DtAgent(const AgentSetup& setup, ModelKind kind)
   state_std_ = torch::ones({state_dim_});
 }
 
-YAML::Node DtAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
-}
+YAML::Node DtAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
+
+std::vector<torch::Tensor> DtAgent::learner_parameters() { return model_->parameters(); }
 
 const OfflineData& DtAgent::data() {
   if (!data_) {
@@ -116,14 +111,10 @@ torch::Tensor DtAgent::predict(const torch::Tensor& states, const torch::Tensor&
   return mlp_->forward(states, valid);
 }
 
-void DtAgent::learn(std::int64_t gradient_steps, CallbackList* callbacks) {
-  if (gradient_steps < 1) throw UserError(fmt::format("learn: gradient steps must be >= 1, got {}", gradient_steps));
-  configure_threads(setup_.preset.torch_threads, setup_.preset.torch_threads);
-  gradient_reducer().synchronize(model_->parameters());  // several learners start alike
+void DtAgent::run_training(TrainingRun& run) {
   const OfflineData& d = data();
-  const std::int64_t target = num_steps_ + gradient_steps;
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
+  const std::int64_t target = run.target();
+  TrainingMonitor& monitor = run.monitor();
   const auto kind = kind_ == ModelKind::dt ? WindowKind::sequence : WindowKind::history;
   model_->train();
   double loss_sum = 0;
@@ -156,13 +147,11 @@ void DtAgent::learn(std::int64_t gradient_steps, CallbackList* callbacks) {
     ++loss_n;
     monitor.logger().record("train/loss", loss_sum / static_cast<double>(loss_n));
     monitor.logger().record("train/learning_rate", cfg_.learning_rate * warm);
-    if (!monitor.after_step(*this, StepEpisodes{}, num_steps_, callbacks)) stop = true;
-    if (num_steps_ % setup_.preset.log_every == 0) loss_sum = 0, loss_n = 0;
-    if (callbacks) callbacks->on_rollout_end(*this, num_steps_);
+    if (!run.after_step(StepEpisodes{}, num_steps_)) stop = true;
+    if (num_steps_ % preset().log_every == 0) loss_sum = 0, loss_n = 0;
+    run.end_cycle(num_steps_);
     model_->train();  // a callback's evaluation switched to eval mode
   }
-  monitor.finish(num_steps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 torch::Tensor DtAgent::to_env_actions(const torch::Tensor& model_actions) const {
@@ -222,7 +211,7 @@ ActResult DtAgent::act_with_state(const std::vector<torch::Tensor>& obs, const A
 EvalResult DtAgent::evaluate(int episodes, bool deterministic, std::uint64_t seed, const EvalObserver& observer) {
   if (episodes < 1) throw UserError(fmt::format("evaluate: episodes must be >= 1, got {}", episodes));
   const EnvPurposeScope evaluation(EnvPurpose::evaluation);  // wrappers such as record_episodes stay inert
-  configure_threads(setup_.preset.torch_threads, setup_.preset.torch_threads);
+  use_learner_threads();
   EvalResult result;
   result.returns.resize(static_cast<std::size_t>(episodes));
   result.lengths.resize(static_cast<std::size_t>(episodes));
@@ -236,7 +225,7 @@ EvalResult DtAgent::evaluate(int episodes, bool deterministic, std::uint64_t see
     std::vector<std::vector<std::byte>> obs(static_cast<std::size_t>(n), std::vector<std::byte>(space.byte_size()));
     std::vector<int> live;
     for (int i = 0; i < n; ++i) {
-      envs.push_back(make_env(setup_.preset.env, setup_.preset.env_kwargs, setup_.ctx.child("env_kwargs")));
+      envs.push_back(make_env(setup().preset.env, setup().preset.env_kwargs, setup().ctx.child("env_kwargs")));
       envs.back()->reset(seed + static_cast<std::uint64_t>(first + i), obs[static_cast<std::size_t>(i)]);
       if (observer) observer(*envs.back(), first + i, 0);
       live.push_back(i);
@@ -315,21 +304,23 @@ void DtAgent::restore(const CheckpointReader& reader) {
 
 void register_dt() {
   for (ModelKind k : {ModelKind::dt, ModelKind::bc}) {
-    register_algorithm(
-        k == ModelKind::dt ? "dt" : "bc",
-        AlgorithmEntry{[k](const AgentSetup& s) -> std::unique_ptr<Agent> {
-                         auto agent = std::make_unique<DtAgent>(s, k);
-                         agent->check_dataset();  // before `rlzoo train` writes anything
-                         return agent;
-                       },
-                       [k](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                         auto agent = std::make_unique<DtAgent>(s, k);
-                         agent->restore(r);
-                         return agent;
-                       },
-                       [] { return document_config<DtConfig>(); },
-                       k == ModelKind::dt ? "Decision Transformer: return-conditioned sequence model, offline"
-                                          : "Behaviour cloning (MLP) offline; pct_traj < 1: %BC"});
+    AlgorithmCapabilities caps;
+    caps.learning = LearningKind::offline;
+    caps.backends = {Backend::inline_loop};
+    caps.several_learners = true;
+    caps.gpu = true;
+    caps.progress_unit = "gradient steps";
+    caps.blas_uses_torch_threads = true;
+    AlgorithmEntry entry = algorithm_entry<DtAgent, DtConfig>(
+        k == ModelKind::dt ? "Decision Transformer: return-conditioned sequence model, offline"
+                           : "Behaviour cloning (MLP) offline; pct_traj < 1: %BC",
+        caps, k);
+    entry.create = [k](const AgentSetup& s) -> std::unique_ptr<Agent> {
+      auto agent = std::make_unique<DtAgent>(s, k);
+      agent->check_dataset();  // before `rlzoo train` writes anything
+      return agent;
+    };
+    register_algorithm(k == ModelKind::dt ? "dt" : "bc", std::move(entry));
   }
 }
 

@@ -41,8 +41,6 @@ class DtAgent : public Agent {
 
   std::string algorithm() const override { return kind_ == ModelKind::dt ? "dt" : "bc"; }
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t gradient_steps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_steps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
@@ -62,13 +60,17 @@ class DtAgent : public Agent {
   // The data learn() trains on (loaded by the first learn(), or by load_data()).
   const OfflineData& data();
 
+ protected:
+  void run_training(TrainingRun& run) override;  // gradient steps on windows of the dataset
+  std::vector<torch::Tensor> learner_parameters() override;
+  YAML::Node resolved_hyperparams() const override;
+
  private:
   torch::Tensor predict(const torch::Tensor& states, const torch::Tensor& actions, const torch::Tensor& rtg,
                         const torch::Tensor& timesteps, const torch::Tensor& valid);
   std::int64_t action_columns() const { return discrete_ ? 1 : action_dim_; }
   torch::Tensor to_env_actions(const torch::Tensor& model_actions) const;
 
-  AgentSetup setup_;
   ModelKind kind_;
   DtConfig cfg_;
   EnvSpec spec_;

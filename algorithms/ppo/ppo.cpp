@@ -8,13 +8,12 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/runtime/trajectory.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 
 namespace rlzoo {
 
@@ -31,7 +30,7 @@ YAML::Node deepest_node(const YAML::Node& node, std::span<const char* const> pat
 }  // namespace
 
 PpoAgent::PpoAgent(const AgentSetup& setup)
-    : setup_(setup),
+    : Agent(setup),
       cfg_(parse_config<PpoConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)) {
   const Space& obs = spec_.observation_space;
@@ -82,18 +81,16 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
 }
 
 std::int64_t PpoAgent::rollout_envs() const {
-  const RuntimeConfig& rt = setup_.preset.runtime;
+  const RuntimeConfig& rt = setup().preset.runtime;
   return rt.enabled() ? rt.total_envs() : cfg_.n_envs;
 }
 
-YAML::Node PpoAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
-}
+YAML::Node PpoAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
+
+std::vector<torch::Tensor> PpoAgent::learner_parameters() { return policy_->parameters(); }
 
 double PpoAgent::progress_remaining() const {
-  return std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup_.preset.n_timesteps));
+  return std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup().preset.n_timesteps));
 }
 
 std::vector<torch::Tensor> PpoAgent::preprocess(std::vector<torch::Tensor> obs, bool update) {
@@ -253,31 +250,23 @@ void PpoAgent::update(TrainingMonitor& monitor) {
   if (policy_->continuous()) log.record("train/std", policy_->log_std().exp().mean().item<double>());
 }
 
-void PpoAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
-  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
-  configure_threads(setup_.preset.torch_threads, 1);
-  gradient_reducer().synchronize(policy_->parameters());  // several learners start alike
-  if (setup_.preset.runtime.enabled() || remote_fleet()) return learn_parallel(timesteps, callbacks);
+void PpoAgent::run_training(TrainingRun& run) {
+  if (run.backend() != Backend::inline_loop) return learn_parallel(run);
   if (!venv_) {
     create_envs();
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
+    venv_->reset(static_cast<std::uint64_t>(preset().seed));
     reset_recurrent_state();
   }
-  const std::int64_t target = num_timesteps_ + timesteps;
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
   bool stop = false;
-  while (num_timesteps_ < target && !stop) {
-    collect_rollout(monitor, callbacks, stop);
-    update(monitor);
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+  while (num_timesteps_ < run.target() && !stop) {
+    collect_rollout(run.monitor(), run.callbacks(), stop);
+    update(run.monitor());
+    run.end_cycle(num_timesteps_);
   }
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 void PpoAgent::create_envs() {
-  auto envs = make_envs(setup_.preset.env, cfg_.n_envs, setup_.preset.env_kwargs);
+  auto envs = make_envs(setup().preset.env, cfg_.n_envs, setup().preset.env_kwargs);
   if (cfg_.vector_threads > 1)
     venv_ = std::make_unique<ThreadedVectorEnv>(std::move(envs), cfg_.vector_threads);
   else
@@ -323,10 +312,10 @@ void PpoAgent::restore(const CheckpointReader& reader) {
   n_updates_ = state.at("n_updates").get<std::int64_t>();
   if (obs_norm_) obs_norm_->load_state(state.at("obs_normalizer"));
   if (reward_norm_) reward_norm_->load_state(state.at("reward_normalizer"));
-  if (setup_.preset.runtime.enabled()) return;  // actors make their envs when learn() starts
+  if (setup().preset.runtime.enabled()) return;  // actors make their envs when learn() starts
   create_envs();
   restore_training_envs(*venv_, reader,
-                        static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+                        static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
   reset_recurrent_state();
   if (recurrent() && reader.has("envs.json") && reader.has("recurrent_state.pt")) {
     auto saved = load_tensors(reader, "recurrent_state.pt");
@@ -340,16 +329,15 @@ void PpoAgent::restore(const CheckpointReader& reader) {
 }
 
 void register_ppo() {
-  register_algorithm("ppo", AlgorithmEntry{
-                                [](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<PpoAgent>(s); },
-                                [](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                                  auto agent = std::make_unique<PpoAgent>(s);
-                                  agent->restore(r);
-                                  return agent;
-                                },
-                                [] { return document_config<PpoConfig>(); },
-                                "Proximal Policy Optimization (discrete and continuous actions)",
-                                /*exportable=*/true});
+  AlgorithmCapabilities caps;
+  caps.learning = LearningKind::on_policy;
+  caps.backends = {Backend::inline_loop, Backend::threads, Backend::processes};
+  caps.several_learners = true;
+  caps.gpu = true;
+  caps.recurrent_policies = true;
+  caps.exportable = true;
+  register_algorithm("ppo", algorithm_entry<PpoAgent, PpoConfig>(
+                                "Proximal Policy Optimization (discrete and continuous actions)", caps));
 }
 
 }  // namespace rlzoo

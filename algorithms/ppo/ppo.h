@@ -42,8 +42,6 @@ class PpoAgent : public Agent {
 
   std::string algorithm() const override { return "ppo"; }
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   ActResult act_with_state(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
@@ -71,6 +69,11 @@ class PpoAgent : public Agent {
   std::int64_t envs_per_minibatch() const;
   std::pair<ActionDistribution, torch::Tensor> evaluate_minibatch(const RolloutBuffer::Batch& batch);
 
+ protected:
+  void run_training(TrainingRun& run) override;
+  std::vector<torch::Tensor> learner_parameters() override;  // the actor-critic
+  YAML::Node resolved_hyperparams() const override;
+
  private:
   // Observation tensors as the network sees them (normalised when configured).
   std::vector<torch::Tensor> preprocess(std::vector<torch::Tensor> obs, bool update);
@@ -95,7 +98,7 @@ class PpoAgent : public Agent {
                    class TrainingMonitor& monitor, CallbackList* callbacks);
   // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
-  void learn_parallel(std::int64_t timesteps, CallbackList* callbacks);
+  void learn_parallel(TrainingRun& run);  // the threads and processes backends (ppo_parallel.cpp)
   // A network replica reading `store`, giving [action, log-prob, value] rows.
   std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
   std::int64_t rollout_envs() const;
@@ -104,7 +107,6 @@ class PpoAgent : public Agent {
   void reset_recurrent_state();
   double progress_remaining() const;
 
-  AgentSetup setup_;
   PpoConfig cfg_;
   EnvSpec spec_;
   torch::Device device_ = torch::kCPU;

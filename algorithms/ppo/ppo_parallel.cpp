@@ -75,7 +75,7 @@ std::optional<ActorRole> PpoAgent::actor_role() {
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
   ActorRole role;
-  role.shape = TrajectoryShape{cfg_.n_steps, setup_.preset.runtime.envs_per_actor, spec_.observation_space.byte_size(),
+  role.shape = TrajectoryShape{cfg_.n_steps, setup().preset.runtime.envs_per_actor, spec_.observation_space.byte_size(),
                                act_space.byte_size(), static_cast<std::size_t>(d + 2), mask_size};
   role.on_policy = true;
   role.make_policy = [this, act_space, mask_size](const ModuleParameterStore& store, int) -> std::unique_ptr<ActorPolicy> {
@@ -85,11 +85,11 @@ std::optional<ActorRole> PpoAgent::actor_role() {
   return role;
 }
 
-void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
-  const RuntimeConfig& rt = setup_.preset.runtime;
+void PpoAgent::learn_parallel(TrainingRun& run) {
+  const RuntimeConfig& rt = preset().runtime;
   if (!buffer_ || buffer_->n_envs() != rollout_envs())
     buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, rollout_envs());
-  const std::int64_t target = num_timesteps_ + timesteps;
+  const std::int64_t target = run.target();
   const Space& obs_space = spec_.observation_space;
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
@@ -99,19 +99,18 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
   // Declared before the fleet: actors use them until it has joined.
   ModuleParameterStore store;
   store.publish(snapshot_module(*policy_));  // version 1: what round 0 is collected with
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
   auto learn_round = [&](const Trajectory& round) {
     RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
-    const bool go_on = record_round(round, monitor, callbacks);
-    update(monitor);
+    const bool go_on = record_round(round, run.monitor(), run.callbacks());
+    update(run.monitor());
     store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
     return go_on && num_timesteps_ < target;
   };
-  if (remote_fleet()) return run_remote_training(*this, *actor_role(), store, monitor, callbacks, learn_round);
+  if (run.backend() == Backend::processes) return run_remote_training(*this, run, *actor_role(), store, learn_round);
 
   auto replica = [&]() { return make_replica(store); };
   std::unique_ptr<BatchingServer> server = make_inference_server(rt, replica);
-  ActorFleet fleet(preset_fleet_options(setup_.preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup_.preset),
+  ActorFleet fleet(preset_fleet_options(setup().preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup().preset),
                    [&](int) -> std::unique_ptr<ActorPolicy> {
                      return std::make_unique<PpoActorPolicy>(
                          actor_evaluator(server.get(), obs_space.byte_size() + mask_size, out_floats * sizeof(float),
@@ -122,7 +121,7 @@ void PpoAgent::learn_parallel(std::int64_t timesteps, CallbackList* callbacks) {
     if (server) server->stop();
     store.wake();
   });
-  run_actor_training(*this, fleet, server.get(), monitor, callbacks, learn_round);
+  run_actor_training(*this, run, fleet, server.get(), learn_round);
 }
 
 }  // namespace rlzoo

@@ -6,12 +6,11 @@
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 #include "core/wrappers/piecewise_context.h"
 
 namespace rlzoo::secbad {
@@ -39,14 +38,13 @@ std::vector<torch::Tensor> parameters_of(std::initializer_list<torch::nn::Module
 }  // namespace
 
 SecbadAgent::SecbadAgent(const AgentSetup& setup, Method method)
-    : setup_(setup),
+    : Agent(setup),
       method_(method),
       cfg_(parse_config<SecbadConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)),
       episodes_(cfg_.vae.buffer_episodes),
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x5ecbad)) {
   const std::string algo = method_name(method);
-  require_cpu_learner(setup, algo);
   const Space& obs = spec_.observation_space;
   if (!(obs.is_box() && dtype_is_floating(obs.dtype())))
     throw UserError(fmt::format("{}: the observation must be a float Box (the state), {} has {}", algo, spec_.id,
@@ -54,8 +52,6 @@ SecbadAgent::SecbadAgent(const AgentSetup& setup, Method method)
   state_dim_ = obs.numel();
   const Space& act = spec_.action_space;
   action_dim_ = act.is_discrete() ? act.n() : act.numel();
-  if (setup.preset.runtime.enabled())
-    setup.ctx.child("runtime").fail(YAML::Node(), fmt::format("{} runs its own synchronous loop: remove runtime", algo));
 
   // What the env says about its contexts and segments.
   auto probe = make_env(setup.preset.env, setup.preset.env_kwargs, setup.ctx.child("env_kwargs"));
@@ -117,11 +113,7 @@ Segmentation SecbadAgent::segmentation(bool training) const {
   return parse_segmentation(training ? cfg_.train_segmentation : cfg_.eval_segmentation);
 }
 
-YAML::Node SecbadAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
-}
+YAML::Node SecbadAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
 
 torch::Tensor SecbadAgent::states(const VectorEnv& venv, bool final_obs) const {
   const auto bytes = final_obs ? venv.final_observation_bytes() : venv.observation_bytes();
@@ -159,7 +151,7 @@ torch::Tensor SecbadAgent::to_env_actions(const torch::Tensor& actions) const {
 }
 
 void SecbadAgent::create_envs() {
-  auto envs = make_envs(setup_.preset.env, cfg_.ppo.n_envs, setup_.preset.env_kwargs);
+  auto envs = make_envs(setup().preset.env, cfg_.ppo.n_envs, setup().preset.env_kwargs);
   if (cfg_.ppo.vector_threads > 1) venv_ = std::make_unique<ThreadedVectorEnv>(std::move(envs), cfg_.ppo.vector_threads);
   else venv_ = std::make_unique<SyncVectorEnv>(std::move(envs));
   buffer_ = std::make_unique<RolloutBuffer>(cfg_.ppo.n_steps, cfg_.ppo.n_envs);
@@ -280,7 +272,7 @@ void SecbadAgent::update_vae(TrainingMonitor& monitor) {
 
 void SecbadAgent::update_policy(TrainingMonitor& monitor) {
   const double remaining =
-      std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup_.preset.n_timesteps));
+      std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup().preset.n_timesteps));
   const PpoConfig& p = cfg_.ppo;
   const double lr = p.lr_schedule == "linear" ? p.learning_rate * remaining : p.learning_rate;
   const double clip = p.clip_range_schedule == "linear" ? p.clip_range * remaining : p.clip_range;
@@ -291,26 +283,19 @@ void SecbadAgent::update_policy(TrainingMonitor& monitor) {
   stats.record(monitor.logger(), *buffer_, lr, clip);
 }
 
-void SecbadAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
-  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
-  configure_threads(setup_.preset.torch_threads, 1);
+void SecbadAgent::run_training(TrainingRun& run) {
   if (!venv_) {
     create_envs();
-    venv_->reset(static_cast<std::uint64_t>(setup_.preset.seed));
+    venv_->reset(static_cast<std::uint64_t>(preset().seed));
   }
   if (open_.empty()) start_episodes();
-  const std::int64_t target = num_timesteps_ + timesteps;
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
   bool stop = false;
-  while (num_timesteps_ < target && !stop) {
-    collect_rollout(monitor, callbacks, stop);
-    update_vae(monitor);
-    update_policy(monitor);
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+  while (!run.reached(num_timesteps_) && !stop) {
+    collect_rollout(run.monitor(), run.callbacks(), stop);
+    update_vae(run.monitor());
+    update_policy(run.monitor());
+    run.end_cycle(num_timesteps_);
   }
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 torch::Tensor SecbadAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
@@ -338,7 +323,7 @@ EvalResult SecbadAgent::evaluate(int episodes, bool deterministic, std::uint64_t
   const int batch = observer ? 1 : episodes;
   for (int first = 0; first < episodes; first += batch) {
     const std::int64_t n = std::min(batch, episodes - first);
-    SyncVectorEnv venv(make_envs(setup_.preset.env, n, setup_.preset.env_kwargs));
+    SyncVectorEnv venv(make_envs(setup().preset.env, n, setup().preset.env_kwargs));
     venv.reset(seed + static_cast<std::uint64_t>(first));
     std::unique_ptr<BeliefTracker> tracker;
     if (uses_vae())
@@ -452,7 +437,7 @@ void SecbadAgent::restore(const CheckpointReader& reader) {
   if (reward_norm_) reward_norm_->load_state(state.at("reward_normalizer"));
   create_envs();
   restore_training_envs(*venv_, reader,
-                        static_cast<std::uint64_t>(setup_.preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
+                        static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
   // Episodes in progress restart their VAE record here (the VAE's buffer starts empty).
   start_episodes();
 }
@@ -463,16 +448,12 @@ void register_secbad() {
                               : m == Method::varibad ? "VariBAD-style PPO with a whole-episode belief (SeCBAD's baseline)"
                               : m == Method::oracle  ? "PPO given the true context (SeCBAD's oracle baseline)"
                                                      : "PPO on the state alone, on SeCBAD's code (baseline)";
-    register_algorithm(method_name(m),
-                       AlgorithmEntry{[m](const AgentSetup& s) -> std::unique_ptr<Agent> {
-                                        return std::make_unique<SecbadAgent>(s, m);
-                                      },
-                                      [m](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                                        auto agent = std::make_unique<SecbadAgent>(s, m);
-                                        agent->restore(r);
-                                        return agent;
-                                      },
-                                      [] { return document_config<SecbadConfig>(); }, description});
+    // The inline loop only: the belief tracker and the VAE's episode records follow each
+    // training env step by step on the learner's thread.
+    AlgorithmCapabilities caps;
+    caps.learning = LearningKind::on_policy;
+    caps.backends = {Backend::inline_loop};
+    register_algorithm(method_name(m), algorithm_entry<SecbadAgent, SecbadConfig>(description, caps, m));
   }
 }
 

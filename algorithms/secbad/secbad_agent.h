@@ -59,8 +59,6 @@ class SecbadAgent : public Agent {
 
   std::string algorithm() const override;
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   EvalResult evaluate(int episodes, bool deterministic = true, std::uint64_t seed = 1'000'000,
@@ -71,6 +69,10 @@ class SecbadAgent : public Agent {
 
   const SecbadConfig& hyperparams() const { return cfg_; }
   const EvalDiagnostics& eval_diagnostics() const { return diagnostics_; }
+
+ protected:
+  void run_training(TrainingRun& run) override;
+  YAML::Node resolved_hyperparams() const override;
 
  private:
   bool uses_vae() const { return method_ == Method::secbad || method_ == Method::varibad; }
@@ -90,7 +92,6 @@ class SecbadAgent : public Agent {
   void start_episodes();
   void close_episode(std::size_t i, const torch::Tensor& first_state);
 
-  AgentSetup setup_;
   Method method_;
   SecbadConfig cfg_;
   EnvSpec spec_;

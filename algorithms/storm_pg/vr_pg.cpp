@@ -9,10 +9,9 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
-#include "agents/training_monitor.h"
+#include "agents/training_run.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/tensor_io.h"
-#include "core/torch/threads.h"
 
 namespace rlzoo::pg {
 
@@ -31,13 +30,12 @@ const char* estimator_name(Estimator e) {
 }  // namespace
 
 VrPgAgent::VrPgAgent(const AgentSetup& setup, Estimator estimator)
-    : setup_(setup),
+    : Agent(setup),
       estimator_(estimator),
       cfg_(parse_config<VrPgConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
       spec_(preset_env_spec(setup)),
       baseline_(cfg_.baseline == "none" ? Baseline::None : Baseline::Average),
       seeds_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x9e)) {
-  require_cpu_learner(setup, estimator_name(estimator));
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
   policy_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
   previous_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
@@ -52,11 +50,7 @@ std::string VrPgAgent::algorithm() const { return estimator_name(estimator_); }
 
 std::int64_t VrPgAgent::horizon() const { return cfg_.horizon > 0 ? cfg_.horizon : spec_.max_episode_steps; }
 
-YAML::Node VrPgAgent::config() const {
-  YAML::Node n = to_yaml(setup_.preset);
-  n["hyperparams"] = to_yaml(cfg_);
-  return n;
-}
+YAML::Node VrPgAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
 
 torch::Tensor VrPgAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
   torch::NoGradGuard no_grad;
@@ -92,7 +86,7 @@ void VrPgAgent::iterate(TrainingMonitor* monitor) {
   const bool restart = !gpomdp && (estimator_ == Estimator::StormPg ? iteration_ == 0
                                                                     : iteration_ % cfg_.epoch_length == 0);
   const std::int64_t n = restart ? cfg_.initial_batch : cfg_.batch_size;
-  auto make = [this] { return make_env(setup_.preset.env, setup_.preset.env_kwargs); };
+  auto make = [this] { return make_env(setup().preset.env, setup().preset.env_kwargs); };
   const TrajectoryBatch batch = sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
   const torch::Tensor fresh = gpomdp_gradient(*policy_, batch, cfg_.gamma, baseline_);
   double iw_mean = 1.0, iw_max = 1.0;
@@ -147,23 +141,14 @@ void VrPgAgent::iterate(TrainingMonitor* monitor) {
   last_batch_lengths_ = batch.lengths;
 }
 
-void VrPgAgent::learn(std::int64_t timesteps, CallbackList* callbacks) {
-  if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
-  configure_threads(setup_.preset.torch_threads, 1);
-  const std::int64_t target = num_timesteps_ + timesteps;
-  TrainingMonitor monitor(*this, target, setup_.preset.log_every);
-  if (callbacks) callbacks->on_training_start(*this);
-  while (num_timesteps_ < target && (cfg_.max_trajectories == 0 || trajectories_ < cfg_.max_trajectories)) {
-    iterate(&monitor);
+void VrPgAgent::run_training(TrainingRun& run) {
+  while (!run.reached(num_timesteps_) && (cfg_.max_trajectories == 0 || trajectories_ < cfg_.max_trajectories)) {
+    iterate(&run.monitor());
     const std::vector<std::uint8_t> done(last_batch_returns_.size(), 1), cut(last_batch_returns_.size(), 0);
-    const bool go_on =
-        monitor.after_step(*this, StepEpisodes{done, cut, last_batch_returns_, last_batch_lengths_}, num_timesteps_,
-                           callbacks);
-    if (callbacks) callbacks->on_rollout_end(*this, num_timesteps_);
+    const bool go_on = run.after_step(StepEpisodes{done, cut, last_batch_returns_, last_batch_lengths_}, num_timesteps_);
+    run.end_cycle(num_timesteps_);
     if (!go_on) break;
   }
-  monitor.finish(num_timesteps_);
-  if (callbacks) callbacks->on_training_end(*this);
 }
 
 CheckpointWriter VrPgAgent::checkpoint() const {
@@ -207,17 +192,14 @@ void register_vr_pg() {
       {Estimator::StormPg, "STORM-PG: recursive momentum estimator, one large batch then mini-batches"}};
   for (const auto& [e, description] : all) {
     const Estimator est = e;
-    register_algorithm(estimator_name(est),
-                       AlgorithmEntry{[est](const AgentSetup& s) -> std::unique_ptr<Agent> {
-                                        return std::make_unique<VrPgAgent>(s, est);
-                                      },
-                                      [est](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
-                                        auto agent = std::make_unique<VrPgAgent>(s, est);
-                                        agent->restore(r);
-                                        return agent;
-                                      },
-                                      [] { return document_config<VrPgConfig>(); }, description,
-                                      /*exportable=*/true});
+    // One learner on the inline loop: each iteration's estimate needs whole trajectories of the
+    // current (and, for the variance-reduced estimators, the previous or snapshot) policy, drawn
+    // in the order that seeds_ fixes.
+    AlgorithmCapabilities caps;
+    caps.learning = LearningKind::on_policy;
+    caps.backends = {Backend::inline_loop};
+    caps.exportable = true;
+    register_algorithm(estimator_name(est), algorithm_entry<VrPgAgent, VrPgConfig>(description, caps, est));
   }
 }
 

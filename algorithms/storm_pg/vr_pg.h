@@ -36,8 +36,6 @@ class VrPgAgent : public Agent {
 
   std::string algorithm() const override;
   const EnvSpec& env_spec() const override { return spec_; }
-  YAML::Node config() const override;
-  void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr) override;
   std::int64_t num_timesteps() const override { return num_timesteps_; }
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
   // The MLP policy (PolicyExport::Network::mlp_policy).
@@ -55,12 +53,15 @@ class VrPgAgent : public Agent {
   // One iteration: sample, estimate, step. Public for tests.
   void iterate(TrainingMonitor* monitor = nullptr);
 
+ protected:
+  void run_training(TrainingRun& run) override;
+  YAML::Node resolved_hyperparams() const override;
+
  private:
   std::int64_t horizon() const;
   // Gives Adam -g at this iteration's decayed learning rate; returns that rate.
   double adam_step(const torch::Tensor& g);
 
-  AgentSetup setup_;
   Estimator estimator_;
   VrPgConfig cfg_;
   EnvSpec spec_;

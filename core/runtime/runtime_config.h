@@ -1,6 +1,8 @@
-// The `runtime:` section of a preset: how an algorithm spreads acting over threads.
+// The `runtime:` section of a preset: where an algorithm's experience comes from.
 //
 //   runtime:
+//     backend: auto        # inline | threads | processes; auto: threads when actors > 0, else the
+//                          # algorithm's own first backend (inline for all but dmc)
 //     actors: 2            # 0: the plain synchronous loop (the default where it is fastest)
 //     envs_per_actor: 8
 //     inference: {max_batch: 0, max_wait_us: 200}   # max_batch > 0: one shared inference server
@@ -8,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/config/schema.h"
 
@@ -27,11 +30,17 @@ struct InferenceConfig {
 };
 
 struct RuntimeConfig {
+  std::string backend = "auto";
   int actors = 0;
   int envs_per_actor = 1;
   InferenceConfig inference;
   int queue_capacity = 2;
   static void describe(Fields<RuntimeConfig>& f) {
+    f("backend", &RuntimeConfig::backend,
+      "where experience comes from: inline (the synchronous loop on the learner's thread), threads (actor threads), "
+      "processes (actor processes over gRPC), or auto (threads when actors > 0, else the algorithm's first backend); "
+      "each algorithm declares the backends it supports (rlzoo list algos)",
+      OneOf{{"auto", "inline", "threads", "processes"}});
     f("actors", &RuntimeConfig::actors, "actor threads (0: the synchronous single-thread loop)", Bound::at_least(0));
     f("envs_per_actor", &RuntimeConfig::envs_per_actor, "envs each actor thread steps", Bound::at_least(1));
     f("inference", &RuntimeConfig::inference, "batched inference across actor threads");

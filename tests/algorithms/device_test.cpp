@@ -9,18 +9,13 @@
 #include <fmt/format.h>
 
 #include "agents/agent.h"
-#include "algorithms/builtin.h"
 #include "core/torch/device.h"
-#include "envs/builtin.h"
+#include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
 
-void register_all() {
-  register_builtin_envs();
-  register_builtin_algorithms();
-}
 
 TEST(Device, ResolvesCpuAndAutoAndRefusesCudaItDoesNotHave) {
   EXPECT_EQ(resolve_device("cpu"), torch::Device(torch::kCPU));
@@ -44,7 +39,7 @@ TEST(Device, ToDeviceAndModuleDeviceStayOnTheCpuHere) {
 }
 
 TEST(Device, LearnersTakeCpuAndAutoAndNameTheKeyWhenCudaIsMissing) {
-  register_all();
+  test::register_builtins();
   for (const char* algo : {"dqn", "ppo"}) {
     for (const char* device : {"cpu", "auto"}) {
       auto agent = make_agent(algo, "CartPole-v1", {std::string("device=") + device, "hyperparams.n_envs=1"});
@@ -64,7 +59,7 @@ TEST(Device, LearnersTakeCpuAndAutoAndNameTheKeyWhenCudaIsMissing) {
 }
 
 TEST(Device, CpuOnlyLearnersRefuseAGpuNamingThemselves) {
-  register_all();
+  test::register_builtins();
   const std::string storm = test::error_of([] { make_agent("storm_pg", "CartPole-v1", {"device=cuda"}); });
   EXPECT_NE(storm.find("storm_pg trains on the CPU only"), std::string::npos) << storm;
   EXPECT_NE(storm.find("device"), std::string::npos) << storm;
@@ -72,7 +67,7 @@ TEST(Device, CpuOnlyLearnersRefuseAGpuNamingThemselves) {
 }
 
 TEST(Device, AMalformedDeviceIsAConfigErrorAtItsLine) {
-  register_all();
+  test::register_builtins();
   const std::string dir = test::make_temp_dir("rlzoo-device");
   const std::string path = dir + "/preset.yaml";
   std::ofstream(path) << "algo: ppo\nenv: CartPole-v1\ndevice: gpu\n";
@@ -83,7 +78,7 @@ TEST(Device, AMalformedDeviceIsAConfigErrorAtItsLine) {
 }
 
 TEST(Device, AnAgentTrainedOnCudaLoadsOnTheCpuWithAWarning) {
-  register_all();
+  test::register_builtins();
   if (cuda_usable()) GTEST_SKIP() << "this machine has a GPU";
   const std::string dir = test::make_temp_dir("rlzoo-device-load");
   auto agent = make_agent("ppo", "CartPole-v1", {"device=cpu"});

@@ -8,7 +8,6 @@
 
 #include "agents/agent.h"
 #include "agents/datasets/dataset_writer.h"
-#include "algorithms/builtin.h"
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"
@@ -16,8 +15,8 @@
 #include "core/common/rng.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/device.h"
-#include "envs/builtin.h"
 #include "envs/doudizhu/encoding.h"
+#include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
@@ -26,10 +25,6 @@ namespace {
 #define RLZOO_SKIP_WITHOUT_GPU() \
   if (!cuda_usable()) GTEST_SKIP() << "no CUDA GPU: this LibTorch " << (torch::hasCUDA() ? "sees none" : "has no CUDA")
 
-void register_all() {
-  register_builtin_envs();
-  register_builtin_algorithms();
-}
 
 // Largest absolute difference between two parameter lists (the GPU one copied back).
 double max_difference(const std::vector<torch::Tensor>& cpu, const std::vector<torch::Tensor>& gpu) {
@@ -42,7 +37,7 @@ double max_difference(const std::vector<torch::Tensor>& cpu, const std::vector<t
 
 TEST(GpuLearners, DqnTrainsTheSameOnCpuAndCuda) {
   RLZOO_SKIP_WITHOUT_GPU();
-  register_all();
+  test::register_builtins();
   // Same seeds: the same env steps, replay samples and exploration coins; the greedy actions and
   // the updates are computed on each device.
   const std::vector<std::string> common{"hyperparams.learning_starts=200", "hyperparams.train_freq=4",
@@ -67,7 +62,7 @@ TEST(GpuLearners, DqnTrainsTheSameOnCpuAndCuda) {
 
 TEST(GpuLearners, PpoGradientsAndAdamStepAgree) {
   RLZOO_SKIP_WITHOUT_GPU();
-  register_all();
+  test::register_builtins();
   auto cpu = make_agent("ppo", "Pendulum-v1", {"device=cpu"});
   auto gpu = make_agent("ppo", "Pendulum-v1", {"device=cuda"});
   auto& c = dynamic_cast<PpoAgent&>(*cpu);
@@ -103,7 +98,7 @@ TEST(GpuLearners, PpoGradientsAndAdamStepAgree) {
 
 TEST(GpuLearners, DouZeroTrainStepAgrees) {
   RLZOO_SKIP_WITHOUT_GPU();
-  register_all();
+  test::register_builtins();
   const std::vector<std::string> o{"hyperparams.batch_size=4", "hyperparams.unroll_length=8"};
   auto cpu_o = o, gpu_o = o;
   cpu_o.push_back("device=cpu");
@@ -131,7 +126,7 @@ TEST(GpuLearners, DouZeroTrainStepAgrees) {
 
 TEST(GpuLearners, DecisionTransformerStepsAgree) {
   RLZOO_SKIP_WITHOUT_GPU();
-  register_all();
+  test::register_builtins();
   // A small dataset of CartPole episodes with random actions; dropout off so that both devices
   // compute the same function.
   const std::string dir = test::make_temp_dir("rlzoo-gpu-dt");
@@ -182,7 +177,7 @@ TEST(GpuLearners, DecisionTransformerStepsAgree) {
 
 TEST(GpuLearners, PpoOnCudaLearnsCartPole) {
   RLZOO_SKIP_WITHOUT_GPU();
-  register_all();
+  test::register_builtins();
   auto agent = make_agent("ppo", "CartPole-v1", {"device=cuda", "hyperparams.n_envs=8", "hyperparams.n_steps=32",
                                                  "hyperparams.batch_size=256", "hyperparams.n_epochs=10"});
   agent->set_progress_bar(false);

@@ -1,0 +1,95 @@
+#include "agents/algorithm_capabilities.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "agents/algorithm_registry.h"
+
+namespace rlzoo {
+
+std::string_view backend_name(Backend backend) {
+  switch (backend) {
+    case Backend::inline_loop: return "inline";
+    case Backend::threads: return "threads";
+    case Backend::processes: return "processes";
+  }
+  return "?";
+}
+
+std::string_view learning_kind_name(LearningKind kind) {
+  switch (kind) {
+    case LearningKind::on_policy: return "on-policy";
+    case LearningKind::off_policy: return "off-policy";
+    case LearningKind::offline: return "offline";
+  }
+  return "?";
+}
+
+bool AlgorithmCapabilities::supports(Backend backend) const {
+  return std::find(backends.begin(), backends.end(), backend) != backends.end();
+}
+
+std::string AlgorithmCapabilities::backend_list() const {
+  std::vector<std::string_view> names;
+  for (Backend b : backends) names.push_back(backend_name(b));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string AlgorithmCapabilities::describe() const {
+  std::string s = fmt::format("{}; backends: {}", learning_kind_name(learning), backend_list());
+  if (several_learners) s += "; several learners";
+  if (gpu) s += "; cpu or cuda";
+  if (recurrent_policies) s += "; recurrent policies";
+  if (exportable) s += "; exportable";
+  if (progress_unit != "env steps") s += "; counts " + progress_unit;
+  return s;
+}
+
+Backend requested_backend(const RuntimeConfig& runtime, const AlgorithmCapabilities& caps) {
+  if (runtime.backend == "inline") return Backend::inline_loop;
+  if (runtime.backend == "threads") return Backend::threads;
+  if (runtime.backend == "processes") return Backend::processes;
+  if (runtime.actors > 0) return Backend::threads;
+  return caps.backends.empty() ? Backend::inline_loop : caps.backends.front();
+}
+
+void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
+                               const AlgorithmCapabilities& caps) {
+  const RuntimeConfig& rt = setup.preset.runtime;
+  const YAML::Node runtime = preset.IsMap() ? preset["runtime"] : YAML::Node();
+  auto node = [&](const char* key) { return runtime.IsMap() ? runtime[key] : YAML::Node(); };
+  const ConfigContext ctx = setup.ctx.child("runtime");
+  const Backend backend = requested_backend(rt, caps);
+  if (!caps.supports(backend)) {
+    // Reported where the request is: the backend key, or the actors that asked for threads.
+    const bool explicit_backend = rt.backend != "auto";
+    const char* key = explicit_backend ? "backend" : "actors";
+    std::string why = fmt::format("{} does not run on the {} backend; it supports: {}", algorithm,
+                                  backend_name(backend), caps.backend_list());
+    if (!explicit_backend) why += fmt::format(" (runtime.actors > 0 asks for actor threads; remove it)");
+    ctx.child(key).fail(node(key).IsDefined() ? node(key) : runtime, why);
+  }
+  if (backend == Backend::inline_loop && rt.actors > 0)
+    ctx.child("actors").fail(node("actors"), fmt::format("runtime.backend inline runs no actor threads; remove "
+                                                         "runtime.actors or ask for backend threads ({} supports: {})",
+                                                         algorithm, caps.backend_list()));
+  if (backend == Backend::threads && rt.backend == "threads" && rt.actors < 1 && caps.backends.front() != backend)
+    ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
+                             "runtime.backend threads needs runtime.actors >= 1");
+  const std::string& device = setup.preset.device;
+  if (!caps.gpu && device != "cpu" && device != "auto")
+    setup.ctx.child("device").fail(
+        preset.IsMap() ? preset["device"] : YAML::Node(),
+        fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, device));
+}
+
+std::string algorithms_that(const std::function<bool(const AlgorithmCapabilities&)>& pred) {
+  std::vector<std::string> ids;
+  for (const std::string& id : algorithm_registry().names())
+    if (pred(algorithm_registry().get(id).capabilities)) ids.push_back(id);
+  return ids.empty() ? std::string("none") : fmt::format("{}", fmt::join(ids, ", "));
+}
+
+}  // namespace rlzoo
