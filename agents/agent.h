@@ -48,6 +48,13 @@ struct ActOptions {
   torch::Tensor recurrent_state{};  // recurrent policies: act_with_state()'s state from the previous call
   torch::Tensor episode_start{};    // [B] bool: the observation starts an episode
   torch::Tensor target_return{};    // [B] return-conditioned policies (Decision Transformer)
+  // Envs with candidate actions (EnvSpec::candidate_feature_dim > 0, e.g. DouDizhu): the acting
+  // agent's legal moves as feature rows [B, K, F] (Env::candidates()), how many rows of each
+  // observation are real [B] int64 (all K when undefined), and which agent acts [B] int64
+  // (info().acting_agent). The action is then an index into that observation's candidates.
+  torch::Tensor candidate_features{};
+  torch::Tensor candidate_counts{};
+  torch::Tensor acting_agent{};
 };
 
 // act_with_state()'s answer.
@@ -81,6 +88,13 @@ class Agent {
   YAML::Node config() const;
   // What the algorithm declared when it registered.
   const AlgorithmCapabilities& capabilities() const;
+  // What the last learn() call ran on: its backend, and how many batches of experience actors
+  // delivered (rounds of trajectories, finished games; 0 on the inline backend).
+  struct TrainingSummary {
+    Backend backend = Backend::inline_loop;
+    std::int64_t actor_batches = 0;
+  };
+  const TrainingSummary& last_training() const { return last_training_; }
 
   // Trains until num_timesteps() has grown by `timesteps` (env steps, or what
   // capabilities().progress_unit says) or a callback or SIGINT/SIGTERM stops it, in this order:
@@ -180,6 +194,7 @@ class Agent {
 
  private:
   AgentSetup setup_;
+  TrainingSummary last_training_;
   std::shared_ptr<GradientReducer> reducer_ = local_gradient_reducer();
   std::shared_ptr<RemoteFleet> remote_fleet_;
   std::string log_dir_;

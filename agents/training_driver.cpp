@@ -55,7 +55,9 @@ void Agent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   gradient_reducer().synchronize(learner_parameters());  // several learners start alike
   TrainingRun run(*this, num_timesteps() + timesteps, backend, callbacks);
   if (callbacks) callbacks->on_training_start(*this);
+  last_training_ = {backend, 0};
   run_training(run);
+  last_training_.actor_batches = run.actor_batches();
   run.monitor().finish(num_timesteps());
   if (callbacks) callbacks->on_training_end(*this);
 }

@@ -44,12 +44,17 @@ class TrainingRun {
   // At the end of a collect-and-update cycle, where the learner's state is complete (a
   // checkpoint taken here resumes exactly): callbacks' on_rollout_end.
   void end_cycle(std::int64_t num_timesteps);
+  // Counts a batch of experience an actor delivered (a round of trajectories, a finished game):
+  // how check_algorithm tells that an actor backend really ran actors.
+  void count_actor_batch() { ++actor_batches_; }
+  std::int64_t actor_batches() const { return actor_batches_; }
 
  private:
   Agent& agent_;
   std::int64_t target_;
   Backend backend_;
   CallbackList* callbacks_;
+  std::int64_t actor_batches_ = 0;
   TrainingMonitor monitor_;
 };
 

@@ -39,6 +39,7 @@ ActorFleet::EnvFactory preset_env_factory(const PresetConfig& preset) {
 void run_round_training(Agent& agent, TrainingRun& run, TrajectorySource& source,
                         const std::function<bool(const Trajectory&)>& learn_round) {
   FunctionLearner learner([&](const Trajectory& round) {
+    run.count_actor_batch();
     const bool go_on = learn_round(round);
     run.end_cycle(agent.num_timesteps());
     return go_on;

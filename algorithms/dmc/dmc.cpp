@@ -9,9 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/epsilon_greedy.h"
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/training_run.h"
+#include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"
 #include "core/runtime/batching_server.h"
@@ -75,6 +77,7 @@ DmcAgent::DmcAgent(const AgentSetup& setup)
                                       .eps(cfg_.epsilon)
                                       .momentum(cfg_.momentum));
   next_eval_ = cfg_.eval_every;
+  act_rng_ = Rng(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0xac7));
 }
 
 YAML::Node DmcAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
@@ -86,9 +89,41 @@ std::vector<torch::Tensor> DmcAgent::learner_parameters() {
   return params;
 }
 
-torch::Tensor DmcAgent::act(const std::vector<torch::Tensor>&, const ActOptions&) {
-  throw UserError("dmc agents choose among DouDizhu's candidate moves, not an action index: play them with "
-                  "`rlzoo doudizhu eval` / `rlzoo doudizhu play`, or through dmc::DmcAgent::player() in C++");
+torch::Tensor DmcAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  if (!options.candidate_features.defined() || !options.acting_agent.defined())
+    throw UserError("dmc: act() chooses among DouDizhu's candidate moves: pass ActOptions::candidate_features (the "
+                    "env's candidates()) and acting_agent (info().acting_agent); or play through "
+                    "`rlzoo doudizhu eval` / `rlzoo doudizhu play` or dmc::DmcAgent::player()");
+  const auto x = obs.at(0).to(torch::kUInt8).contiguous();
+  const std::int64_t rows = x.size(0);
+  if (x.dim() != 2 || x.size(1) != DouDizhuEnv::kObservationSize)
+    throw UserError(fmt::format("dmc: act() takes DouDizhu observations [B, {}], got {}",
+                                DouDizhuEnv::kObservationSize, c10::str(x.sizes())));
+  const auto features = options.candidate_features.to(torch::kUInt8).contiguous();
+  if (features.dim() != 3 || features.size(0) != rows || features.size(2) != kCardDim)
+    throw UserError(fmt::format("dmc: candidate_features must be [{}, K, {}], got {}", rows, kCardDim,
+                                c10::str(features.sizes())));
+  const std::int64_t k_max = features.size(1);
+  const auto counts = options.candidate_counts.defined() ? options.candidate_counts.to(torch::kInt64).contiguous()
+                                                         : torch::full({rows}, k_max, torch::kInt64);
+  const auto seats = options.acting_agent.to(torch::kInt64).contiguous();
+  DecisionBatch batch;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::int64_t count = counts[b].item<std::int64_t>(), seat = seats[b].item<std::int64_t>();
+    if (count < 1 || count > k_max) throw UserError(fmt::format("dmc: candidate_counts[{}] = {} (1..{})", b, count, k_max));
+    if (seat < 0 || seat > 2) throw UserError(fmt::format("dmc: acting_agent[{}] = {} (0..2)", b, seat));
+    const std::uint8_t* o = x[b].data_ptr<std::uint8_t>();
+    batch.add_encoded(kSeats[static_cast<std::size_t>(seat)], o, o + kMaxStateDim, features[b].data_ptr<std::uint8_t>(),
+                      count, kCardDim);
+  }
+  batch.evaluate(*nets_);
+  auto actions = torch::empty({rows}, torch::kInt64);
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const std::int64_t n = batch.candidates(static_cast<std::size_t>(b));
+    const std::int64_t explored = options.deterministic ? -1 : epsilon_explore(act_rng_, cfg_.exp_epsilon, n);
+    actions[b] = explored >= 0 ? explored : static_cast<std::int64_t>(batch.argmax(static_cast<std::size_t>(b)));
+  }
+  return actions;
 }
 
 std::unique_ptr<Player> DmcAgent::player() { return std::make_unique<DmcPlayer>(nets_, "dmc"); }
@@ -227,6 +262,7 @@ void DmcAgent::run_training(TrainingRun& run) {
       if (signal_stop_requested()) break;
       auto game = queue.pop_for(std::chrono::milliseconds(100));
       if (!game) continue;
+      run.count_actor_batch();
       ++games_;
       ++finished;
       wins += game->landlord_won;

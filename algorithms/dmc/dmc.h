@@ -10,11 +10,16 @@
 // targets, RMSprop (lr 1e-4, alpha 0.99, eps 1e-5), gradient norm clipped at 40, then publishes
 // the seat's weights to the actors. num_timesteps() counts trained frames, as DouZero does.
 //
-// act() is not available (DouDizhu's moves are candidates, not an action index); play through
+// act() picks among the candidate moves given in ActOptions (candidate_features, acting_agent:
+// what the DouDizhu env exposes), greedily or epsilon-greedily; whole games are easier through
 // dmc::DmcPlayer (player()). evaluate(n) plays n deals in both roles against the random player.
+// With several learners (--learners N) every rank starts from rank 0's nets and the seats learn
+// in turn (landlord, landlord_down, landlord_up), so that the ranks' gradient all-reduces match.
 #pragma once
 
 #include <memory>
+
+#include "core/common/rng.h"
 
 #include "agents/agent.h"
 #include "agents/algorithm_registry.h"
@@ -70,6 +75,7 @@ class DmcAgent : public Agent {
   std::int64_t frames_ = 0;
   std::int64_t games_ = 0;
   std::int64_t next_eval_ = 0;
+  Rng act_rng_;  // act()'s exploration when not deterministic
 };
 
 void register_dmc();

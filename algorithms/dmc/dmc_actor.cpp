@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "agents/epsilon_greedy.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "envs/doudizhu/game.h"
 
@@ -94,8 +95,9 @@ void run_dmc_actor(const ActorOptions& options, const CandidateEvaluator& evalua
       const auto& legal = g.game.legal_moves();
       std::size_t choice = 0;
       if (g.first_row >= 0) {
-        if (rng.uniform() < options.epsilon) {
-          choice = rng.below(legal.size());
+        const std::int64_t explored = epsilon_explore(rng, options.epsilon, static_cast<std::int64_t>(legal.size()));
+        if (explored >= 0) {
+          choice = static_cast<std::size_t>(explored);
         } else {
           const float* gq = q.data() + g.first_row;
           for (std::size_t k = 1; k < legal.size(); ++k)

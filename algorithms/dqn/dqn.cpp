@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "agents/agent_checkpoint.h"
+#include "agents/epsilon_greedy.h"
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
@@ -82,26 +83,15 @@ double DqnAgent::exploration_rate() const {
   return dqn_exploration_rate(cfg_, num_timesteps_, setup().preset.n_timesteps);
 }
 
-std::int64_t DqnAgent::random_action(const std::uint8_t* mask_row) {
-  const std::int64_t n = spec_.action_space.n();
-  if (!mask_row)
-    return spec_.action_space.start() + static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(n)));
-  std::int64_t legal = 0;
-  for (std::int64_t a = 0; a < n; ++a) legal += mask_row[a] ? 1 : 0;
-  RLZOO_CHECK(legal > 0, "an action mask with no legal action");
-  auto k = static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(legal)));
-  for (std::int64_t a = 0; a < n; ++a)
-    if (mask_row[a] && k-- == 0) return spec_.action_space.start() + a;
-  return spec_.action_space.start();  // unreachable
-}
-
 torch::Tensor DqnAgent::epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps) {
   torch::Tensor actions = q.argmax(1).to(torch::kInt64).contiguous() + spec_.action_space.start();
   torch::Tensor m = masks.defined() ? masks.to(torch::kUInt8).contiguous() : torch::Tensor();
   std::int64_t* a = actions.data_ptr<std::int64_t>();
   const std::int64_t n = spec_.action_space.n();
-  for (std::int64_t i = 0; i < actions.size(0); ++i)
-    if (rng_.uniform() < eps) a[i] = random_action(m.defined() ? m.data_ptr<std::uint8_t>() + i * n : nullptr);
+  for (std::int64_t i = 0; i < actions.size(0); ++i) {
+    const std::int64_t e = epsilon_explore(rng_, eps, n, m.defined() ? m.data_ptr<std::uint8_t>() + i * n : nullptr);
+    if (e >= 0) a[i] = spec_.action_space.start() + e;
+  }
   return actions;
 }
 
@@ -121,10 +111,9 @@ void DqnAgent::choose_actions(bool uniformly_random) {
   const double eps = uniformly_random ? 1.0 : exploration_rate();
   bool any_greedy = false;
   for (std::int64_t e = 0; e < n_envs; ++e) {
-    const bool explore = rng_.uniform() < eps;
-    actions_[static_cast<std::size_t>(e)] = explore ? random_action(masks.empty() ? nullptr : masks.data() + e * n)
-                                                    : std::numeric_limits<std::int64_t>::min();
-    any_greedy = any_greedy || !explore;
+    const std::int64_t a = epsilon_explore(rng_, eps, n, masks.empty() ? nullptr : masks.data() + e * n);
+    actions_[static_cast<std::size_t>(e)] = a >= 0 ? spec_.action_space.start() + a : std::numeric_limits<std::int64_t>::min();
+    any_greedy = any_greedy || a < 0;
   }
   if (!any_greedy) return;
   torch::NoGradGuard no_grad;

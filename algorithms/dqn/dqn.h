@@ -80,7 +80,6 @@ class DqnAgent : public Agent {
   void choose_actions(bool uniformly_random);
   // Epsilon-greedy over q [B, n] (masks [B, n] bool or undefined) with the agent's Rng.
   torch::Tensor epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps);
-  std::int64_t random_action(const std::uint8_t* mask_row);
   void train(std::int64_t gradient_steps, TrainingMonitor& monitor);
   // One vector-env step into the replay buffer, the target clock and the monitor. Returns
   // false when a callback asked to stop.

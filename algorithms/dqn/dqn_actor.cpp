@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "agents/epsilon_greedy.h"
+
 namespace rlzoo {
 
 DqnActorPolicy::DqnActorPolicy(std::shared_ptr<BatchEvaluator> q_values, const Space& action_space,
@@ -27,17 +29,6 @@ Rng& DqnActorPolicy::stream(std::int64_t env) {
   return rngs_[static_cast<std::size_t>(env - first_env_)];
 }
 
-std::int64_t DqnActorPolicy::random_action(Rng& rng, const std::uint8_t* mask_row) const {
-  if (!mask_row) return start_ + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(n_)));
-  std::int64_t legal = 0;
-  for (std::int64_t a = 0; a < n_; ++a) legal += mask_row[a] ? 1 : 0;
-  RLZOO_CHECK(legal > 0, "an action mask with no legal action");
-  auto k = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(legal)));
-  for (std::int64_t a = 0; a < n_; ++a)
-    if (mask_row[a] && k-- == 0) return start_ + a;
-  return start_;  // unreachable
-}
-
 bool DqnActorPolicy::act(const ActBatch& b) {
   if (first_env_ < 0) {  // the slice is fixed for the actor's life
     first_env_ = b.first_env;
@@ -54,8 +45,9 @@ bool DqnActorPolicy::act(const ActBatch& b) {
   for (std::int64_t r = 0; r < b.rows; ++r) {
     Rng& rng = stream(b.first_env + r);
     const auto i = static_cast<std::size_t>(r);
-    if (rng.uniform() < eps) {
-      actions[i] = random_action(rng, b.masks.empty() ? nullptr : b.masks.data() + r * n_);
+    const std::int64_t explored = epsilon_explore(rng, eps, n_, b.masks.empty() ? nullptr : b.masks.data() + r * n_);
+    if (explored >= 0) {
+      actions[i] = start_ + explored;
     } else {
       greedy_[i] = 1;
       ++n_greedy;

@@ -39,7 +39,6 @@ class DqnActorPolicy : public ActorPolicy {
 
  private:
   Rng& stream(std::int64_t env);
-  std::int64_t random_action(Rng& rng, const std::uint8_t* mask_row) const;
 
   std::shared_ptr<BatchEvaluator> q_values_;
   std::int64_t n_, start_;

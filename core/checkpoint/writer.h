@@ -43,6 +43,8 @@ class CheckpointWriter {
   void set_metadata(nlohmann::json metadata);
   const nlohmann::json& metadata() const { return metadata_; }
   bool has(std::string_view name) const { return files_.find(name) != files_.end(); }
+  // The files added so far, by name (their bytes as they will be written).
+  const std::map<std::string, std::string, std::less<>>& files() const { return files_; }
   std::size_t total_bytes() const;
 
   void set_fault_hook(CommitFaultHook hook) { fault_hook_ = std::move(hook); }
