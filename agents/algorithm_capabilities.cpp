@@ -43,6 +43,7 @@ std::string AlgorithmCapabilities::describe() const {
   if (gpu) s += "; cpu or cuda";
   if (recurrent_policies) s += "; recurrent policies";
   if (exportable) s += "; exportable";
+  if (!exact_resume) s += "; resumes with fresh episodes";
   if (progress_unit != "env steps") s += "; counts " + progress_unit;
   return s;
 }

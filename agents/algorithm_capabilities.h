@@ -46,6 +46,9 @@ struct AlgorithmCapabilities {
   bool recurrent_policies = false;
   // Agent::export_policy() gives the acting network (`rlzoo export`).
   bool exportable = false;
+  // A checkpoint taken at a cycle end continues on the inline backend exactly as the
+  // uninterrupted run (parameters, optimiser, envs mid-episode, generators, buffers).
+  bool exact_resume = true;
   // What learn(n) and num_timesteps() count: "env steps", "frames" (dmc: decisions learned
   // from), "gradient steps" (offline algorithms).
   std::string progress_unit = "env steps";

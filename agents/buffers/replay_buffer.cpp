@@ -215,6 +215,9 @@ void ReplayBuffer::save(CheckpointWriter& writer, const std::string& name) const
   m["header"] = torch::tensor(header, torch::kInt64);
   m["obs"] = head(obs_);
   m["actions"] = head(actions_);
+  // Before the buffer is full, the last row holds the next observation only: its action is
+  // not written yet, and saving those uninitialised bytes would make equal buffers differ.
+  if (!full_ && rows > 0) m["actions"].select(0, rows - 1).zero_();
   m["rewards"] = head(rewards_);
   m["terminated"] = head(terminated_);
   m["truncated"] = head(truncated_);

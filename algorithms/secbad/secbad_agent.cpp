@@ -453,6 +453,10 @@ void register_secbad() {
     AlgorithmCapabilities caps;
     caps.learning = LearningKind::on_policy;
     caps.backends = {Backend::inline_loop};
+    // Checkpoints keep the networks, optimisers, normalisers and envs, but not the belief VAE's
+    // episode buffer nor its record of the episodes in progress: a resumed secbad or varibad
+    // run refills them, so it does not continue exactly.
+    caps.exact_resume = m != Method::secbad && m != Method::varibad;
     register_algorithm(method_name(m), algorithm_entry<SecbadAgent, SecbadConfig>(description, caps, m));
   }
 }
