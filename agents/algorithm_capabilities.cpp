@@ -76,6 +76,10 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
     ctx.child("actors").fail(node("actors"), fmt::format("runtime.backend inline runs no actor threads; remove "
                                                          "runtime.actors or ask for backend threads ({} supports: {})",
                                                          algorithm, caps.backend_list()));
+  if (backend == Backend::processes && rt.actors < 1)
+    ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
+                             "runtime.backend processes needs runtime.actors >= 1 (actor processes, and trajectories "
+                             "per round)");
   if (backend == Backend::threads && rt.backend == "threads" && rt.actors < 1 && caps.backends.front() != backend)
     ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
                              "runtime.backend threads needs runtime.actors >= 1");

@@ -12,13 +12,23 @@ ObservationNormalizer::ObservationNormalizer(std::int64_t numel, double clip, do
 }
 
 torch::Tensor ObservationNormalizer::normalize(const torch::Tensor& obs, bool update) {
+  if (update) this->update(obs);
+  return apply(obs, torch::tensor(rms_.mean(), torch::kFloat64), torch::tensor(rms_.var(), torch::kFloat64), clip_,
+               epsilon_);
+}
+
+void ObservationNormalizer::update(const torch::Tensor& obs) {
   const auto flat = obs.reshape({obs.size(0), -1}).to(torch::kFloat64).contiguous();
   RLZOO_CHECK(flat.size(1) == static_cast<std::int64_t>(rms_.dim()), "observation size changed");
-  if (update) rms_.update(flat.data_ptr<double>(), static_cast<std::size_t>(flat.size(0)));
-  const auto mean = torch::tensor(rms_.mean(), torch::kFloat64);
-  const auto std = torch::sqrt(torch::tensor(rms_.var(), torch::kFloat64) + epsilon_);
-  auto out = (flat - mean) / std;
-  if (clip_ > 0) out = out.clamp(-clip_, clip_);
+  rms_.update(flat.data_ptr<double>(), static_cast<std::size_t>(flat.size(0)));
+}
+
+torch::Tensor ObservationNormalizer::apply(const torch::Tensor& obs, const torch::Tensor& mean, const torch::Tensor& var,
+                                           double clip, double epsilon) {
+  const auto flat = obs.reshape({obs.size(0), -1}).to(torch::kFloat64);
+  RLZOO_CHECK(flat.size(1) == mean.numel(), "observation size changed");
+  auto out = (flat - mean) / torch::sqrt(var + epsilon);
+  if (clip > 0) out = out.clamp(-clip, clip);
   return out.to(torch::kFloat32).reshape(obs.sizes());
 }
 

@@ -19,6 +19,12 @@ class ObservationNormalizer {
   ObservationNormalizer(std::int64_t numel, double clip = 10.0, double epsilon = 1e-8);
   // obs: [B, ...] float. Updates the statistics with the batch first when `update`.
   torch::Tensor normalize(const torch::Tensor& obs, bool update);
+  // Folds a batch [B, ...] into the statistics without normalising it.
+  void update(const torch::Tensor& obs);
+  // normalize()'s arithmetic with given statistics (float64 [numel] mean and var): what an actor
+  // replica computes with the statistics published beside its weights.
+  static torch::Tensor apply(const torch::Tensor& obs, const torch::Tensor& mean, const torch::Tensor& var, double clip,
+                             double epsilon);
   nlohmann::json state() const { return rms_.state(); }
   void load_state(const nlohmann::json& s) { rms_.load_state(s); }
   // What normalize() computes with (the policy exporters rebuild it).

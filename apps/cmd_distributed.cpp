@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "agents/agent.h"
@@ -15,6 +16,7 @@
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/common/error.h"
+#include "core/config/yaml_io.h"
 #include "distributed/c10d_reducer.h"
 #include "distributed/fleet_actor.h"
 #include "distributed/fleet_auth.h"
@@ -117,6 +119,49 @@ void run_actor_command(ActorCli& o) {
     throw UserError(fmt::format("the learner at {} was unreachable for {} s; giving up", o.actor.connect, o.max_idle_s));
 }
 
+// `rlzoo train` of a preset with runtime.backend: processes: the run goes to `rlzoo launch`'s
+// supervisor (a learner process, or a group with --learners, and runtime.actors actor processes
+// on loopback) with the same run directory; the resolved preset and every process's log go to
+// <run_dir>/launch/. False when the run does not ask for actor processes.
+bool train_with_actor_processes(const TrainOptions& o, const LearnerGroupCli& g) {
+  namespace fs = std::filesystem;
+  LaunchOptions launch;
+  launch.executable = executable_path().string();
+  launch.learners = g.learners;
+  if (!o.resume.empty()) {
+    const fs::path preset = fs::path(o.resume) / "preset.yaml";
+    if (!fs::exists(preset)) return false;
+    const YAML::Node root = load_yaml_file(preset.string());
+    const YAML::Node rt = root["runtime"];
+    if (!rt || !rt["backend"] || rt["backend"].as<std::string>() != "processes") return false;
+    launch.resume = true;
+    launch.run_dir = o.resume;
+    launch.actors = rt["actors"].as<int>();
+  } else {
+    ConfigContext ctx("<command line>");
+    const YAML::Node root = resolved_train_preset(o, ctx);
+    const YAML::Node rt = root["runtime"];
+    if (!rt || !rt["backend"] || rt["backend"].as<std::string>() != "processes") return false;
+    auto agent = make_agent_from_yaml(root, ctx);  // everything validated before a process starts
+    launch.actors = agent->preset().runtime.actors;
+    launch.run_dir = o.run_dir.empty() ? next_run_dir(agent->preset().algo, agent->preset().env) : o.run_dir;
+    if (fs::exists(fs::path(launch.run_dir) / "preset.yaml"))
+      throw UserError(fmt::format("{} already holds a run; use --resume {} or another --run-dir", launch.run_dir,
+                                  launch.run_dir));
+    const fs::path preset = fs::path(launch.run_dir) / "launch" / "preset.yaml";
+    fs::create_directories(preset.parent_path());
+    YAML::Emitter e;
+    e << root;
+    std::ofstream(preset) << e.c_str() << "\n";
+    launch.learner_args = {"--preset", preset.string()};
+  }
+  launch.log_dir = (fs::path(launch.run_dir) / "launch").string();
+  spdlog::info("runtime.backend processes: {} learner(s) and {} actor processes on loopback; their logs in {}",
+               launch.learners, launch.actors, launch.log_dir);
+  if (const int status = run_launch(launch); status != 0) throw ExitWith{status};
+  return true;
+}
+
 }  // namespace
 
 void add_distributed_commands(CLI::App& app, const std::string& command_line, std::shared_ptr<TrainOptions> train) {
@@ -124,6 +169,7 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
   CLI::App* train_cmd = app.get_subcommand("train");
   add_group_options(train_cmd, *group);
   train_cmd->callback([train, group] {
+    if (train_with_actor_processes(*train, *group)) return;
     use_group(*group, *train);
     run_train(*train);
   });

@@ -34,22 +34,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// runs/<algo>/<env>_<N> with N one more than the largest existing.
-std::string next_run_dir(const std::string& algo, const std::string& env) {
-  const fs::path base = fs::path("runs") / algo;
-  int n = 0;
-  if (fs::is_directory(base))
-    for (const auto& e : fs::directory_iterator(base)) {
-      const std::string name = e.path().filename().string();
-      if (name.rfind(env + "_", 0) == 0) {
-        try {
-          n = std::max(n, std::stoi(name.substr(env.size() + 1)));
-        } catch (...) {
-        }
-      }
-    }
-  return (base / fmt::format("{}_{}", env, n + 1)).string();
-}
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
@@ -90,22 +74,24 @@ void train_with_callbacks(Agent& agent, const std::string& run_dir, std::int64_t
 
 }  // namespace
 
-void run_train(TrainOptions& o) {
-  if (!o.resume.empty()) {
-    if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
-      throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
-    const std::string dir = resolve_agent_dir(o.resume);
-    check_resume_config(o.resume, CheckpointReader::open(dir));
-    auto agent = load_agent(dir);
-    if (o.prepare) o.prepare(*agent);
-    const auto total = agent->preset_timesteps();
-    spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
-    agent->set_progress_bar(!o.quiet);
-    train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
-    return;
-  }
+std::string next_run_dir(const std::string& algo, const std::string& env) {
+  const fs::path base = fs::path("runs") / algo;
+  int n = 0;
+  if (fs::is_directory(base))
+    for (const auto& e : fs::directory_iterator(base)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(env + "_", 0) == 0) {
+        try {
+          n = std::max(n, std::stoi(name.substr(env.size() + 1)));
+        } catch (...) {
+        }
+      }
+    }
+  return (base / fmt::format("{}_{}", env, n + 1)).string();
+}
+
+YAML::Node resolved_train_preset(const TrainOptions& o, ConfigContext& ctx) {
   YAML::Node root;
-  ConfigContext ctx("<command line>");
   if (!o.preset.empty()) {
     root = load_yaml_file(o.preset);
     ctx = ConfigContext(o.preset);
@@ -124,6 +110,25 @@ void run_train(TrainOptions& o) {
     const std::int64_t seed = root["seed"] ? root["seed"].as<std::int64_t>() : 0;
     apply_override(root, fmt::format("seed={}", seed + o.seed_offset), ctx);
   }
+  return root;
+}
+
+void run_train(TrainOptions& o) {
+  if (!o.resume.empty()) {
+    if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
+      throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
+    const std::string dir = resolve_agent_dir(o.resume);
+    check_resume_config(o.resume, CheckpointReader::open(dir));
+    auto agent = load_agent(dir);
+    if (o.prepare) o.prepare(*agent);
+    const auto total = agent->preset_timesteps();
+    spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
+    agent->set_progress_bar(!o.quiet);
+    train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
+    return;
+  }
+  ConfigContext ctx("<command line>");
+  const YAML::Node root = resolved_train_preset(o, ctx);
   // Validate everything before anything is written.
   auto agent = make_agent_from_yaml(root, ctx);
   if (o.prepare) o.prepare(*agent);

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <yaml-cpp/yaml.h>
+
+#include "core/config/context.h"
 
 namespace rlzoo {
 class Agent;
@@ -30,5 +33,12 @@ struct TrainOptions {
 // and command line written, callbacks (evaluation, checkpoints), SIGINT/SIGTERM handled, the
 // final agent saved. Throws UserError for bad input and Interrupted after a signal.
 void run_train(TrainOptions& o);
+
+// The preset YAML of a new run: the preset file or ALGO ENV, then --set, --seed and the seed
+// offset applied (not validated); ctx names where it came from.
+YAML::Node resolved_train_preset(const TrainOptions& o, ConfigContext& ctx);
+
+// runs/<algo>/<env>_<N> with N one more than the largest existing.
+std::string next_run_dir(const std::string& algo, const std::string& env);
 
 }  // namespace rlzoo::cli

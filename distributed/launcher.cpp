@@ -85,6 +85,7 @@ int run_launch(const LaunchOptions& o) {
   if (o.learners < 1 || o.learners > o.actors)
     throw UserError(fmt::format("--learners {}: need 1..{} (every learner needs an actor)", o.learners, o.actors));
   if (o.run_dir.empty()) throw UserError("launch needs --run-dir");
+  if (o.resume && o.learners != 1) throw UserError("launch: a resumed run has one learner");
   if (!o.log_dir.empty()) fs::create_directories(o.log_dir);
   auto log_of = [&](const std::string& name) { return o.log_dir.empty() ? "" : (fs::path(o.log_dir) / (name + ".log")).string(); };
 
@@ -97,13 +98,16 @@ int run_launch(const LaunchOptions& o) {
     Child c;
     c.name = o.learners > 1 ? fmt::format("learner{}", r) : "learner";
     c.learner = true;
-    c.argv = {o.executable, "learner", "-q"};
-    c.argv.insert(c.argv.end(), o.learner_args.begin(), o.learner_args.end());
+    c.argv = {o.executable, "learner", "-q", "--listen", fmt::format("127.0.0.1:{}", ports.back())};
     const std::string dir = o.learners > 1 ? (fs::path(o.run_dir) / c.name).string() : o.run_dir;
-    for (const std::string& a : {std::string("--listen"), fmt::format("127.0.0.1:{}", ports.back()),
-                                 std::string("--run-dir"), dir, std::string("--set"),
-                                 fmt::format("runtime.actors={}", actors_here)})
-      c.argv.push_back(a);
+    if (o.resume) {
+      for (const std::string& a : {std::string("--resume"), dir}) c.argv.push_back(a);
+    } else {
+      c.argv.insert(c.argv.end(), o.learner_args.begin(), o.learner_args.end());
+      for (const std::string& a : {std::string("--run-dir"), dir, std::string("--set"),
+                                   fmt::format("runtime.actors={}", actors_here)})
+        c.argv.push_back(a);
+    }
     if (o.learners > 1)
       for (const std::string& a : {std::string("--learners"), std::to_string(o.learners), std::string("--rank"),
                                    std::to_string(r), std::string("--rendezvous"), rendezvous})

@@ -15,6 +15,9 @@ struct LaunchOptions {
   std::string executable;                 // the rlzoo binary to start (normally this one)
   std::vector<std::string> learner_args;  // --preset, --set, ... passed to every learner
   std::string run_dir;                    // the run (learner r of several: <run_dir>/learner<r>)
+  // Continue this run instead (one learner, `rlzoo learner --resume`): learner_args and the
+  // runtime.actors override are left out, the run keeps its own preset.
+  bool resume = false;
   int actors = 2;
   int learners = 1;
   double max_backoff_s = 30;              // longest wait before restarting a crashed actor

@@ -64,10 +64,6 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
                 fmt::format("with runtime.actors the envs are actors x envs_per_actor = {}; leave n_envs out or set "
                             "it to that",
                             rt.total_envs()));
-    if (cfg_.normalize_obs)
-      setup.ctx.child("hyperparams.normalize_obs")
-          .fail(setup.preset.hyperparams["normalize_obs"],
-                "observation normalisation is not supported with runtime.actors yet (use the synchronous loop)");
     if (cfg_.policy.recurrent.enabled()) {
       static constexpr const char* path[] = {"policy", "recurrent"};
       setup.ctx.child("hyperparams.policy.recurrent")

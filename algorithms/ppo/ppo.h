@@ -14,9 +14,11 @@
 //
 // With `runtime: {actors: N, ...}` in the preset, N actor threads collect each rollout in
 // parallel (n_steps steps of their envs, all with the parameters of the last update; see
-// ppo_actor.h) and this thread runs the update. Observation normalisation is not available
-// there yet (the actors would need the statistics), nor are recurrent policies: a preset asking
-// for both is an error.
+// ppo_actor.h) and this thread runs the update. With normalize_obs the actors normalise with the
+// statistics published beside those parameters (ActingPolicy); the learner folds each round's
+// observations into the statistics after recording it, so they lag the inline loop's by one
+// rollout. Recurrent policies are not available on actors yet: a preset asking for them there
+// is an error.
 #pragma once
 
 #include <memory>
@@ -35,6 +37,16 @@ namespace rlzoo {
 
 struct StepEpisodes;
 struct Trajectory;
+
+// What actor threads and processes replicate: the actor-critic and, with normalize_obs, the
+// observation statistics it normalises with (float64 buffers), published as one snapshot so
+// that a replica never pairs weights with another version's statistics.
+struct ActingPolicyImpl : torch::nn::Module {
+  ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool normalized);
+  ActorCritic policy;
+  torch::Tensor obs_mean, obs_var;  // undefined without normalisation
+};
+TORCH_MODULE(ActingPolicy);
 
 class PpoAgent : public Agent {
  public:
@@ -101,6 +113,8 @@ class PpoAgent : public Agent {
   void learn_parallel(TrainingRun& run);  // the threads and processes backends (ppo_parallel.cpp)
   // A network replica reading `store`, giving [action, log-prob, value] rows.
   std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
+  // Publishes the policy with the current observation statistics (the actors' next version).
+  void publish(ModuleParameterStore& store);
   std::int64_t rollout_envs() const;
   void update(class TrainingMonitor& monitor);
   void create_envs();
@@ -111,6 +125,7 @@ class PpoAgent : public Agent {
   EnvSpec spec_;
   torch::Device device_ = torch::kCPU;
   ActorCritic policy_{nullptr};
+  ActingPolicy acting_{nullptr};  // policy_ with the statistics actors normalise with (made on first publish)
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<ObservationNormalizer> obs_norm_;
   std::unique_ptr<RewardNormalizer> reward_norm_;

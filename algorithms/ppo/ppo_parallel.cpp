@@ -15,6 +15,24 @@
 
 namespace rlzoo {
 
+ActingPolicyImpl::ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool normalized)
+    : policy(register_module("policy", std::move(p))) {
+  if (!normalized) return;
+  obs_mean = register_buffer("obs_mean", torch::zeros({obs_numel}, torch::kFloat64));
+  obs_var = register_buffer("obs_var", torch::ones({obs_numel}, torch::kFloat64));
+}
+
+void PpoAgent::publish(ModuleParameterStore& store) {
+  if (!acting_)
+    acting_ = ActingPolicy(policy_, spec_.observation_space.numel(), obs_norm_ != nullptr);
+  if (obs_norm_) {
+    torch::NoGradGuard no_grad;
+    acting_->obs_mean.copy_(torch::tensor(obs_norm_->statistics().mean(), torch::kFloat64));
+    acting_->obs_var.copy_(torch::tensor(obs_norm_->statistics().var(), torch::kFloat64));
+  }
+  store.publish(snapshot_module(*acting_));
+}
+
 bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, CallbackList* callbacks) {
   torch::NoGradGuard no_grad;
   const Space& obs_space = spec_.observation_space;
@@ -48,6 +66,12 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   }
   const auto last = preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), /*update=*/false);
   buffer_->compute_returns_and_advantages(policy_->value(to_device(last, device_)).cpu(), cfg_.gamma, cfg_.gae_lambda);
+  // The actors normalised this round with the statistics published with its parameters (the
+  // learner's, unchanged since): only now are its observations folded in, step by step as the
+  // inline loop does, for the next round.
+  if (obs_norm_)
+    for (std::int64_t t = 0; t < round.num_steps(); ++t)
+      obs_norm_->update(observation_tensors(obs_space, round.obs_at(t).data(), n, true)[0]);
   return go_on;
 }
 
@@ -56,11 +80,16 @@ std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStor
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
-  ActorCritic replica = keeping_torch_rng([&] { return ActorCritic(obs_space, act_space, cfg_.policy); });
+  ActingPolicy replica = keeping_torch_rng([&] {
+    return ActingPolicy(ActorCritic(obs_space, act_space, cfg_.policy), obs_space.numel(), cfg_.normalize_obs);
+  });
   return std::make_shared<ModuleEvaluator>(
       obs_space, mask_size, static_cast<std::size_t>(d + 2), replica.ptr(),
-      [replica, d](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks) mutable {
-        auto [dist, values] = replica->forward(obs, masks);
+      [replica, d, clip = cfg_.clip_obs, eps = obs_norm_ ? obs_norm_->epsilon() : 0.0](
+          std::vector<torch::Tensor> obs, const torch::Tensor& masks) mutable {
+        if (replica->obs_mean.defined())  // the statistics published with these weights, as the learner's preprocess()
+          obs[0] = ObservationNormalizer::apply(obs[0], replica->obs_mean, replica->obs_var, clip, eps);
+        auto [dist, values] = replica->policy->forward(obs, masks);
         const auto a = dist.sample();
         const auto rows = values.size(0);
         return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
@@ -98,12 +127,12 @@ void PpoAgent::learn_parallel(TrainingRun& run) {
 
   // Declared before the fleet: actors use them until it has joined.
   ModuleParameterStore store;
-  store.publish(snapshot_module(*policy_));  // version 1: what round 0 is collected with
+  publish(store);  // version 1: what round 0 is collected with
   auto learn_round = [&](const Trajectory& round) {
     RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
     const bool go_on = record_round(round, run.monitor(), run.callbacks());
     update(run.monitor());
-    store.publish(snapshot_module(*policy_));  // the actors' next rollout waits for this
+    publish(store);  // the actors' next rollout waits for this
     return go_on && num_timesteps_ < target;
   };
   if (run.backend() == Backend::processes) return run_remote_training(*this, run, *actor_role(), store, learn_round);

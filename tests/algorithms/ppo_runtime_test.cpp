@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
@@ -54,11 +56,28 @@ TEST_F(PpoRuntime, ParallelRolloutsUpdateThePolicy) {
     }
 }
 
-TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
+// With normalize_obs the actors normalise with the statistics published beside the weights, and
+// the learner folds every round's observations in once, after recording it.
+TEST_F(PpoRuntime, NormalisedObservationsOnActorsFoldEveryStepIntoTheStatistics) {
   auto opts = small_actor_preset("0");
   opts.push_back("hyperparams.normalize_obs=true");
-  EXPECT_THAT(test::error_of([&] { make_agent("ppo", "Pendulum-v1", opts); }),
-              HasSubstr("hyperparams.normalize_obs"));
+  auto agent = make_agent("ppo", "Pendulum-v1", opts);
+  agent->set_progress_bar(false);
+  agent->learn(256);  // 4 rounds of 16 steps x 4 envs
+  const auto state = nlohmann::json::parse(agent->checkpoint().files().at("state.json"));
+  const double count = state.at("obs_normalizer").at("count").get<double>();
+  EXPECT_NEAR(count, 256.0, 0.01);  // every observation once (the statistics start from a count of 1e-4)
+  const auto mean = state.at("obs_normalizer").at("mean").get<std::vector<double>>();
+  ASSERT_EQ(mean.size(), 3u);
+  EXPECT_NE(mean[2], 0.0);  // the angular velocity's running mean moved off its start
+  EXPECT_EQ(agent->act(torch::zeros({2, 3})).size(0), 2);
+}
+
+TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
+  auto opts = small_actor_preset("0");
+  opts.push_back("hyperparams.policy.recurrent.cell=lstm");
+  EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }),
+              HasSubstr("hyperparams.policy.recurrent"));
   opts = small_actor_preset("0");
   opts.push_back("hyperparams.n_envs=8");
   EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }), HasSubstr("hyperparams.n_envs"));

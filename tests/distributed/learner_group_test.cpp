@@ -117,8 +117,9 @@ TEST_P(LearnerGroup, TwoRanksOnDifferentEpisodesEndWithIdenticalParameters) {
   ASSERT_FALSE(n0.empty());
   EXPECT_EQ(n0, n1) << c.algo;
   const auto m0 = manifest(dir / "rank0" / "final"), m1 = manifest(dir / "rank1" / "final");
-  if (m0["files"].contains("torch_rng"))
+  if (m0["files"].contains("torch_rng")) {
     EXPECT_NE(m0["files"]["torch_rng"]["crc32c"], m1["files"]["torch_rng"]["crc32c"]) << "the ranks sampled alike";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAlgorithmWithSeveralLearners, LearnerGroup, ::testing::ValuesIn(group_cases()),
