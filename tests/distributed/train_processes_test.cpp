@@ -42,6 +42,11 @@ TEST(TrainProcesses, TrainStartsActorProcessesAndResumes) {
   EXPECT_TRUE(fs::exists(run_dir / "launch" / "actor1.log"));
   EXPECT_THAT(test::read_file_or_empty(run_dir / "launch" / "actor1.log"), HasSubstr("trajectories taken by the learner"));
   EXPECT_THAT(test::read_file_or_empty(run_dir / "preset.yaml"), HasSubstr("backend: processes"));
+  // --resume goes through the same supervisor (here the run is complete: the learner resumes at
+  // its last checkpoint, has nothing left to train, and the actors are stopped).
+  ASSERT_EQ(run({"train", "-q", "--resume", run_dir.string()}, dir / "resume.log"), 0)
+      << test::read_file_or_empty(dir / "resume.log") << test::read_file_or_empty(run_dir / "launch" / "learner.log");
+  EXPECT_THAT(test::read_file_or_empty(run_dir / "launch" / "learner.log"), HasSubstr("resuming"));
 
   // A run that asks for processes with no actors is refused before any process starts.
   EXPECT_NE(run({"train", "-q", "--preset", "configs/ppo/CartPole-v1.yaml", "--set", "runtime.backend=processes",
