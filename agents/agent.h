@@ -99,9 +99,9 @@ class Agent {
   // Trains until num_timesteps() has grown by `timesteps` (env steps, or what
   // capabilities().progress_unit says) or a callback or SIGINT/SIGTERM stops it, in this order:
   // the request checked (timesteps >= 1; the backend and the learner group against the
-  // capabilities), torch/BLAS threads set, rank 0's learner_parameters() broadcast, the
-  // TrainingMonitor started, callbacks' on_training_start, run_training(), the monitor's last
-  // dump, callbacks' on_training_end.
+  // capabilities), torch/BLAS threads set, rank 0's learner_parameters() broadcast,
+  // prepare_training(), the TrainingMonitor started, callbacks' on_training_start,
+  // run_training(), the monitor's last dump, callbacks' on_training_end.
   void learn(std::int64_t timesteps, CallbackList* callbacks = nullptr);
   virtual std::int64_t num_timesteps() const = 0;
   // Episodes finished in training so far, across learn() calls and resumes (saved with the
@@ -183,6 +183,9 @@ class Agent {
   // backends) the round loop ends. Report env steps through run.after_step() and the end of
   // each collect-and-update cycle, where a checkpoint resumes exactly, through run.end_cycle().
   virtual void run_training(TrainingRun& run) = 0;
+  // Called by learn() before the monitor and the callbacks start: what must exist before the
+  // first callback sees the agent (an offline algorithm's dataset). Nothing by default.
+  virtual void prepare_training() {}
   // The tensors every learner of a group must start from identically (rank 0's are broadcast
   // by learn()): the networks the algorithm updates, target networks included.
   virtual std::vector<torch::Tensor> learner_parameters() { return {}; }

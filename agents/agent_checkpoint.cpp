@@ -82,8 +82,13 @@ void check_resume_config(const std::string& run_dir, const CheckpointReader& rea
   const std::filesystem::path run_preset = std::filesystem::path(run_dir) / "preset.yaml";
   if (!std::filesystem::exists(run_preset)) return;
   const std::string saved = (reader.dir() / "preset.yaml").string();
-  const YAML::Node run = load_yaml_file(run_preset.string());
-  const YAML::Node checkpoint = load_yaml_string(reader.read("preset.yaml"), saved);
+  // Both with every common key's default filled in, so that a key added since the run started
+  // (runtime.backend) is not a difference between its preset.yaml and a newer checkpoint's.
+  auto resolved = [](const YAML::Node& node, const std::string& source) {
+    return to_yaml(parse_config<PresetConfig>(node, ConfigContext(source)));
+  };
+  const YAML::Node run = resolved(load_yaml_file(run_preset.string()), run_preset.string());
+  const YAML::Node checkpoint = resolved(load_yaml_string(reader.read("preset.yaml"), saved), saved);
   if (const auto d = first_difference(run, checkpoint))
     throw UserError(fmt::format("cannot resume {}: field {} differs: {} in {} but {} in {}; a run resumes with the config "
                                 "it started with (start a new run to change it)",

@@ -59,8 +59,8 @@ Backend requested_backend(const RuntimeConfig& runtime, const AlgorithmCapabilit
 void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
                                const AlgorithmCapabilities& caps) {
   const RuntimeConfig& rt = setup.preset.runtime;
-  const YAML::Node runtime = preset.IsMap() ? preset["runtime"] : YAML::Node();
-  auto node = [&](const char* key) { return runtime.IsMap() ? runtime[key] : YAML::Node(); };
+  const YAML::Node runtime = preset.IsDefined() && preset.IsMap() ? preset["runtime"] : YAML::Node();
+  auto node = [&](const char* key) { return runtime.IsDefined() && runtime.IsMap() ? runtime[key] : YAML::Node(); };
   const ConfigContext ctx = setup.ctx.child("runtime");
   const Backend backend = requested_backend(rt, caps);
   if (!caps.supports(backend)) {
@@ -83,10 +83,21 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
   if (backend == Backend::threads && rt.backend == "threads" && rt.actors < 1 && caps.backends.front() != backend)
     ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
                              "runtime.backend threads needs runtime.actors >= 1");
+  // A recurrent policy is asked for by hyperparams.policy.recurrent.cell other than none.
+  // (const lookups of a missing key give invalid nodes: IsDefined() first)
+  auto child = [](const YAML::Node& n, const char* key) {
+    return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
+  };
+  const YAML::Node cell = child(child(child(child(preset, "hyperparams"), "policy"), "recurrent"), "cell");
+  if (!caps.recurrent_policies && cell.IsDefined() && cell.IsScalar() && cell.Scalar() != "none")
+    setup.ctx.child("hyperparams.policy.recurrent.cell")
+        .fail(cell,
+              fmt::format("{} has no recurrent policies (these do: {})", algorithm,
+                          algorithms_that([](const AlgorithmCapabilities& c) { return c.recurrent_policies; })));
   const std::string& device = setup.preset.device;
   if (!caps.gpu && device != "cpu" && device != "auto")
     setup.ctx.child("device").fail(
-        preset.IsMap() ? preset["device"] : YAML::Node(),
+        preset.IsDefined() && preset.IsMap() ? preset["device"] : YAML::Node(),
         fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, device));
 }
 

@@ -67,8 +67,9 @@ struct AlgorithmCapabilities {
 Backend requested_backend(const RuntimeConfig& runtime, const AlgorithmCapabilities& caps);
 
 // Refuses, with a ConfigError at the preset's line (file:line:col or the --set flag) that names
-// the key and what `algorithm` supports, a runtime backend or device `caps` does not declare and
-// a runtime section that contradicts itself (backend inline with actors, threads without).
+// the key and what `algorithm` supports, a runtime backend, device or recurrent policy
+// (hyperparams.policy.recurrent) `caps` does not declare and a runtime section that contradicts
+// itself (backend inline with actors, threads or processes without).
 void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
                                const AlgorithmCapabilities& caps);
 

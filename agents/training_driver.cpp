@@ -53,6 +53,7 @@ void Agent::learn(std::int64_t timesteps, CallbackList* callbacks) {
                                 algorithms_that([](const AlgorithmCapabilities& c) { return c.several_learners; })));
   use_learner_threads();
   gradient_reducer().synchronize(learner_parameters());  // several learners start alike
+  prepare_training();
   TrainingRun run(*this, num_timesteps() + timesteps, backend, callbacks);
   if (callbacks) callbacks->on_training_start(*this);
   last_training_ = {backend, 0};

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "agents/agent.h"
+#include "agents/algorithm_registry.h"
 #include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
@@ -129,25 +130,30 @@ bool train_with_actor_processes(const TrainOptions& o, const LearnerGroupCli& g)
   launch.executable = executable_path().string();
   launch.learners = g.learners;
   if (!o.resume.empty()) {
+    if (fs::exists(fs::path(o.resume) / "learner0" / "preset.yaml"))
+      throw UserError(fmt::format("{} is a run of several learners with actor processes; resume each learner with "
+                                  "`rlzoo learner --resume {}/learner<r>` and start its actors with `rlzoo actor`",
+                                  o.resume, o.resume));
     const fs::path preset = fs::path(o.resume) / "preset.yaml";
-    if (!fs::exists(preset)) return false;
-    const YAML::Node root = load_yaml_file(preset.string());
-    const YAML::Node rt = root["runtime"];
-    if (!rt || !rt["backend"] || rt["backend"].as<std::string>() != "processes") return false;
+    if (!fs::exists(preset)) return false;  // run_train says what is missing
+    const AgentSetup saved = parse_preset(load_yaml_file(preset.string()), ConfigContext(preset.string()));
+    if (saved.preset.runtime.backend != "processes") return false;
+    if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty() || o.seed)
+      throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env, --set or --seed");
     launch.resume = true;
     launch.run_dir = o.resume;
-    launch.actors = rt["actors"].as<int>();
+    launch.actors = saved.preset.runtime.actors;
   } else {
     ConfigContext ctx("<command line>");
     const YAML::Node root = resolved_train_preset(o, ctx);
-    const YAML::Node rt = root["runtime"];
-    if (!rt || !rt["backend"] || rt["backend"].as<std::string>() != "processes") return false;
+    if (parse_preset(root, ctx).preset.runtime.backend != "processes") return false;
     auto agent = make_agent_from_yaml(root, ctx);  // everything validated before a process starts
     launch.actors = agent->preset().runtime.actors;
     launch.run_dir = o.run_dir.empty() ? next_run_dir(agent->preset().algo, agent->preset().env) : o.run_dir;
-    if (fs::exists(fs::path(launch.run_dir) / "preset.yaml"))
-      throw UserError(fmt::format("{} already holds a run; use --resume {} or another --run-dir", launch.run_dir,
-                                  launch.run_dir));
+    for (const fs::path& held : {fs::path(launch.run_dir) / "preset.yaml", fs::path(launch.run_dir) / "learner0" / "preset.yaml"})
+      if (fs::exists(held))
+        throw UserError(fmt::format("{} already holds a run; use --resume {} or another --run-dir", launch.run_dir,
+                                    launch.run_dir));
     const fs::path preset = fs::path(launch.run_dir) / "launch" / "preset.yaml";
     fs::create_directories(preset.parent_path());
     YAML::Emitter e;

@@ -82,6 +82,16 @@ void C10dGradientReducer::reduce(const std::vector<torch::Tensor>& parameters) {
   }
 }
 
+std::vector<std::int64_t> C10dGradientReducer::minimum(std::vector<std::int64_t> values) {
+  if (options_.world_size == 1 || values.empty()) return values;
+  std::vector<torch::Tensor> buffer{torch::tensor(values, torch::kInt64)};
+  c10d::AllreduceOptions ao;
+  ao.reduceOp = c10d::ReduceOp::MIN;
+  group_->pg->allreduce(buffer, ao)->wait();
+  const auto t = buffer[0].contiguous();
+  return {t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel()};
+}
+
 void C10dGradientReducer::synchronize(const std::vector<torch::Tensor>& parameters) {
   if (options_.world_size == 1) return;
   torch::NoGradGuard no_grad;

@@ -35,6 +35,7 @@ class C10dGradientReducer : public GradientReducer {
 
   void reduce(const std::vector<torch::Tensor>& parameters) override;
   void synchronize(const std::vector<torch::Tensor>& parameters) override;
+  std::vector<std::int64_t> minimum(std::vector<std::int64_t> values) override;
   int world_size() const override { return options_.world_size; }
   int rank() const override { return options_.rank; }
 

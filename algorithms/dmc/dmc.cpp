@@ -253,9 +253,9 @@ void DmcAgent::run_training(TrainingRun& run) {
   std::int64_t wins = 0, finished = 0;
   bool stop = false;
   // Several learners all-reduce each train step's gradients, so they must step the same seats in
-  // the same order though their games differ: then the seats take turns.
-  const bool rotate = gradient_reducer().world_size() > 1;
-  std::size_t next_seat = 0;
+  // the same order though their games differ: after each game they agree (one collective) on
+  // how many batches every seat has on all ranks, and train those, in seat order.
+  const bool several_learners = gradient_reducer().world_size() > 1;
   try {
     while (frames_ < target && !stop) {
       group.check();
@@ -297,14 +297,15 @@ void DmcAgent::run_training(TrainingRun& run) {
         run.end_cycle(frames_);
       };
       auto ready = [&](Seat s) { return pending[static_cast<std::size_t>(seat_index(s))].size() >= per_step; };
-      if (!rotate) {  // one learner: each seat learns as soon as it has a batch
+      if (!several_learners) {  // one learner: each seat learns as soon as it has a batch
         for (Seat s : kSeats)
           while (ready(s) && frames_ < target && !stop) learn_seat(s);
-      } else {  // several: the seats take turns, so every rank reduces the same seat's gradients at once
-        while (ready(kSeats[next_seat]) && frames_ < target && !stop) {
-          learn_seat(kSeats[next_seat]);
-          next_seat = (next_seat + 1) % kSeats.size();
-        }
+      } else {
+        std::vector<std::int64_t> batches;
+        for (Seat s : kSeats) batches.push_back(pending[static_cast<std::size_t>(seat_index(s))].size() / per_step);
+        batches = gradient_reducer().minimum(batches);  // the same on every rank
+        for (std::size_t i = 0; i < kSeats.size(); ++i)
+          for (std::int64_t b = 0; b < batches[i] && frames_ < target && !stop; ++b) learn_seat(kSeats[i]);
       }
     }
   } catch (...) {

@@ -13,8 +13,9 @@
 // act() picks among the candidate moves given in ActOptions (candidate_features, acting_agent:
 // what the DouDizhu env exposes), greedily or epsilon-greedily; whole games are easier through
 // dmc::DmcPlayer (player()). evaluate(n) plays n deals in both roles against the random player.
-// With several learners (--learners N) every rank starts from rank 0's nets and the seats learn
-// in turn (landlord, landlord_down, landlord_up), so that the ranks' gradient all-reduces match.
+// With several learners (--learners N) every rank starts from rank 0's nets, and after each game
+// the ranks agree on the batches every seat has on all of them (GradientReducer::minimum) and
+// train those in seat order, so that their gradient all-reduces match.
 #pragma once
 
 #include <memory>

@@ -62,6 +62,7 @@ class DtAgent : public Agent {
 
  protected:
   void run_training(TrainingRun& run) override;  // gradient steps on windows of the dataset
+  void prepare_training() override { data(); }   // loaded before the callbacks start
   std::vector<torch::Tensor> learner_parameters() override;
   YAML::Node resolved_hyperparams() const override;
 

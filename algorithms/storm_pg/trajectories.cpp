@@ -15,6 +15,34 @@ std::int64_t TrajectoryBatch::steps() const {
 TrajectoryBatch sample_trajectories(PgPolicyImpl& policy, std::vector<std::unique_ptr<Env>>& envs,
                                     const std::function<std::unique_ptr<Env>()>& make, std::int64_t n,
                                     std::int64_t horizon, Rng& seeds) {
+  std::vector<std::uint64_t> reset_seeds(static_cast<std::size_t>(n));
+  for (auto& s : reset_seeds) s = seeds.next_u64();  // the order the resets always drew them in
+  return sample_trajectories(policy, envs, make, reset_seeds, horizon);
+}
+
+TrajectoryBatch concatenate(const std::vector<TrajectoryBatch>& parts) {
+  TrajectoryBatch b;
+  std::vector<torch::Tensor> obs, actions, rewards, mask;
+  for (const auto& p : parts) {
+    if (p.size() == 0) continue;
+    obs.push_back(p.obs);
+    actions.push_back(p.actions);
+    rewards.push_back(p.rewards);
+    mask.push_back(p.mask);
+    b.returns.insert(b.returns.end(), p.returns.begin(), p.returns.end());
+    b.lengths.insert(b.lengths.end(), p.lengths.begin(), p.lengths.end());
+  }
+  b.obs = torch::cat(obs);
+  b.actions = torch::cat(actions);
+  b.rewards = torch::cat(rewards);
+  b.mask = torch::cat(mask);
+  return b;
+}
+
+TrajectoryBatch sample_trajectories(PgPolicyImpl& policy, std::vector<std::unique_ptr<Env>>& envs,
+                                    const std::function<std::unique_ptr<Env>()>& make,
+                                    std::span<const std::uint64_t> reset_seeds, std::int64_t horizon) {
+  const auto n = static_cast<std::int64_t>(reset_seeds.size());
   while (static_cast<std::int64_t>(envs.size()) < n) envs.push_back(make());
   const Space& os = envs[0]->observation_space();
   const Space& as = envs[0]->action_space();
@@ -34,7 +62,7 @@ TrajectoryBatch sample_trajectories(PgPolicyImpl& policy, std::vector<std::uniqu
   std::vector<float> current(static_cast<std::size_t>(n * d));
   std::vector<char> alive(static_cast<std::size_t>(n), 1);
   for (std::int64_t i = 0; i < n; ++i)
-    envs[static_cast<std::size_t>(i)]->reset(seeds.next_u64(),
+    envs[static_cast<std::size_t>(i)]->reset(reset_seeds[static_cast<std::size_t>(i)],
                                              std::as_writable_bytes(std::span(current).subspan(static_cast<std::size_t>(i * d), static_cast<std::size_t>(d))));
   torch::NoGradGuard no_grad;
   std::vector<float> clipped(static_cast<std::size_t>(k));

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "algorithms/storm_pg/pg_policy.h"
@@ -30,5 +31,12 @@ struct TrajectoryBatch {
 TrajectoryBatch sample_trajectories(PgPolicyImpl& policy, std::vector<std::unique_ptr<Env>>& envs,
                                     const std::function<std::unique_ptr<Env>()>& make, std::int64_t n,
                                     std::int64_t horizon, Rng& seeds);
+// The same with the reset seeds given (one per trajectory): how actor threads sample their
+// share of a batch whose seeds the learner drew in the inline order.
+TrajectoryBatch sample_trajectories(PgPolicyImpl& policy, std::vector<std::unique_ptr<Env>>& envs,
+                                    const std::function<std::unique_ptr<Env>()>& make,
+                                    std::span<const std::uint64_t> reset_seeds, std::int64_t horizon);
+// Trajectory batches one after the other (the actors' shares, in actor order).
+TrajectoryBatch concatenate(const std::vector<TrajectoryBatch>& parts);
 
 }  // namespace rlzoo::pg

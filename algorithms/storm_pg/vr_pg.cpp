@@ -9,9 +9,13 @@
 #include "agents/agent_checkpoint.h"
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
+#include "agents/runtime/runtime_setup.h"
 #include "agents/training_run.h"
 #include "core/registry/env_registry.h"
+#include "core/runtime/thread_group.h"
+#include "core/torch/module_parameters.h"
 #include "core/torch/tensor_io.h"
+#include "core/torch/threads.h"
 
 namespace rlzoo::pg {
 
@@ -41,6 +45,19 @@ VrPgAgent::VrPgAgent(const AgentSetup& setup, Estimator estimator)
   previous_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
   snapshot_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
   optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+  // On actor threads each iteration's trajectories are split over the actors: the runtime's
+  // per-actor env slices, shared inference server and trajectory queue do not apply.
+  const RuntimeConfig& rt = setup.preset.runtime;
+  const ConfigContext rt_ctx = setup.ctx.child("runtime");
+  const YAML::Node rt_node;  // AgentSetup keeps no YAML: the error names the file (or the --set flag) and the key
+  if (rt.envs_per_actor != 1)
+    rt_ctx.child("envs_per_actor").fail(rt_node, fmt::format("{} splits each iteration's batch of trajectories over "
+                                                             "the actor threads; envs_per_actor does not apply (leave it at 1)",
+                                                             estimator_name(estimator)));
+  if (rt.inference.max_batch > 0)
+    rt_ctx.child("inference.max_batch").fail(rt_node, fmt::format("{}'s actors act with their own policy replicas; "
+                                                                  "the shared inference server does not apply",
+                                                                  estimator_name(estimator)));
   if (horizon() <= 0)
     setup.ctx.child("hyperparams.horizon")
         .fail(setup.preset.hyperparams["horizon"], "the env has no time limit: set a horizon > 0");
@@ -81,13 +98,42 @@ double VrPgAgent::adam_step(const torch::Tensor& g) {
   return lr;
 }
 
+TrajectoryBatch VrPgAgent::sample(std::int64_t n) {
+  auto make = [this] { return make_env(preset().env, preset().env_kwargs); };
+  if (sampling_actors_ <= 1) return sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
+  const auto actors = static_cast<std::size_t>(sampling_actors_);
+  std::vector<std::uint64_t> resets(static_cast<std::size_t>(n));
+  for (auto& s : resets) s = seeds_.next_u64();
+  while (replicas_.size() < actors) {
+    replicas_.push_back(keeping_torch_rng(
+        [&] { return PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy); }));
+    actor_envs_.emplace_back();
+  }
+  const ParameterSnapshot weights = snapshot_module(*policy_);
+  std::vector<TrajectoryBatch> parts(actors);
+  ThreadGroup group;
+  std::size_t first = 0;
+  for (std::size_t a = 0; a < actors; ++a) {
+    const std::size_t count = resets.size() / actors + (a < resets.size() % actors ? 1 : 0);
+    const std::span<const std::uint64_t> share(resets.data() + first, count);
+    first += count;
+    if (count == 0) continue;
+    load_snapshot(*replicas_[a], weights);
+    group.spawn(fmt::format("pg-actor-{}", a), [&, a, share](const StopSource&) {
+      use_one_torch_thread();
+      parts[a] = sample_trajectories(*replicas_[a], actor_envs_[a], make, share, horizon());
+    });
+  }
+  group.join();  // rethrows an actor's error
+  return concatenate(parts);
+}
+
 void VrPgAgent::iterate(TrainingMonitor* monitor) {
   const bool gpomdp = estimator_ == Estimator::Gpomdp;
   const bool restart = !gpomdp && (estimator_ == Estimator::StormPg ? iteration_ == 0
                                                                     : iteration_ % cfg_.epoch_length == 0);
   const std::int64_t n = restart ? cfg_.initial_batch : cfg_.batch_size;
-  auto make = [this] { return make_env(setup().preset.env, setup().preset.env_kwargs); };
-  const TrajectoryBatch batch = sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
+  const TrajectoryBatch batch = sample(n);
   const torch::Tensor fresh = gpomdp_gradient(*policy_, batch, cfg_.gamma, baseline_);
   double iw_mean = 1.0, iw_max = 1.0;
   if (gpomdp || restart) {
@@ -142,13 +188,16 @@ void VrPgAgent::iterate(TrainingMonitor* monitor) {
 }
 
 void VrPgAgent::run_training(TrainingRun& run) {
+  sampling_actors_ = run.backend() == Backend::threads ? std::max(1, preset().runtime.actors) : 0;
   while (!run.reached(num_timesteps_) && (cfg_.max_trajectories == 0 || trajectories_ < cfg_.max_trajectories)) {
     iterate(&run.monitor());
     const std::vector<std::uint8_t> done(last_batch_returns_.size(), 1), cut(last_batch_returns_.size(), 0);
+    for (int a = 0; a < sampling_actors_; ++a) run.count_actor_batch();  // each actor's share of the batch
     const bool go_on = run.after_step(StepEpisodes{done, cut, last_batch_returns_, last_batch_lengths_}, num_timesteps_);
     run.end_cycle(num_timesteps_);
     if (!go_on) break;
   }
+  sampling_actors_ = 0;
 }
 
 CheckpointWriter VrPgAgent::checkpoint() const {
@@ -192,12 +241,14 @@ void register_vr_pg() {
       {Estimator::StormPg, "STORM-PG: recursive momentum estimator, one large batch then mini-batches"}};
   for (const auto& [e, description] : all) {
     const Estimator est = e;
-    // One learner on the inline loop: each iteration's estimate needs whole trajectories of the
-    // current (and, for the variance-reduced estimators, the previous or snapshot) policy, drawn
-    // in the order that seeds_ fixes.
     AlgorithmCapabilities caps;
     caps.learning = LearningKind::on_policy;
-    caps.backends = {Backend::inline_loop};
+    // Inline, or actor threads that sample each iteration's batch with the current policy (all
+    // four estimators allow it: every trajectory of an iteration comes from theta_t, and the
+    // importance weights against the previous or snapshot policy are computed afterwards by
+    // the learner). Processes are not offered: an iteration waits for its whole batch, so a
+    // fleet would only add latency to it.
+    caps.backends = {Backend::inline_loop, Backend::threads};
     caps.exportable = true;
     register_algorithm(estimator_name(est), algorithm_entry<VrPgAgent, VrPgConfig>(description, caps, est));
   }

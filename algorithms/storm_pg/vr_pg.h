@@ -59,6 +59,10 @@ class VrPgAgent : public Agent {
 
  private:
   std::int64_t horizon() const;
+  // An iteration's n trajectories: inline, or with sampling_actors_ > 1 split over that many
+  // actor threads, each with a replica of the current policy and its share of the reset seeds
+  // (drawn here in the inline order).
+  TrajectoryBatch sample(std::int64_t n);
   // Gives Adam -g at this iteration's decayed learning rate; returns that rate.
   double adam_step(const torch::Tensor& g);
 
@@ -69,6 +73,9 @@ class VrPgAgent : public Agent {
   PgPolicy policy_{nullptr}, previous_{nullptr}, snapshot_{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::vector<std::unique_ptr<Env>> envs_;
+  int sampling_actors_ = 0;  // set by run_training() on the threads backend
+  std::vector<PgPolicy> replicas_;
+  std::vector<std::vector<std::unique_ptr<Env>>> actor_envs_;
   Rng seeds_;
   torch::Tensor g_, mu_;
   std::vector<double> last_batch_returns_;

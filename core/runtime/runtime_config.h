@@ -41,7 +41,10 @@ struct RuntimeConfig {
       "processes (actor processes over gRPC), or auto (threads when actors > 0, else the algorithm's first backend); "
       "each algorithm declares the backends it supports (rlzoo list algos)",
       OneOf{{"auto", "inline", "threads", "processes"}});
-    f("actors", &RuntimeConfig::actors, "actor threads (0: the synchronous single-thread loop)", Bound::at_least(0));
+    f("actors", &RuntimeConfig::actors,
+      "actors: threads on the threads backend, processes on the processes backend (also the trajectories per round); "
+      "0 on the inline backend",
+      Bound::at_least(0));
     f("envs_per_actor", &RuntimeConfig::envs_per_actor, "envs each actor thread steps", Bound::at_least(1));
     f("inference", &RuntimeConfig::inference, "batched inference across actor threads");
     f("queue_capacity", &RuntimeConfig::queue_capacity,

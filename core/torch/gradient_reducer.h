@@ -20,6 +20,9 @@ class GradientReducer {
   // Makes every learner start from the same parameters (the first learner's), in place.
   // Learners call it at the start of learn().
   virtual void synchronize(const std::vector<torch::Tensor>& /*parameters*/) {}
+  // The element-wise minimum of `values` over all learners, which must all call it at the same
+  // point: how learners whose data differ agree on what to do next (DMC: which seats to train).
+  virtual std::vector<std::int64_t> minimum(std::vector<std::int64_t> values) { return values; }
   // Learners taking part (1 in one process), and this one's index.
   virtual int world_size() const { return 1; }
   virtual int rank() const { return 0; }

@@ -64,12 +64,12 @@ TEST(AlgorithmCapabilities, ActorsOnAnInlineOnlyPresetAreRefusedAtThePresetsLine
   test::register_builtins();
   const std::string dir = test::make_temp_dir("rlzoo-caps");
   const std::string path = dir + "/preset.yaml";
-  std::ofstream(path) << "algo: storm_pg\nenv: CartPole-v1\nruntime:\n  actors: 2\n";
+  std::ofstream(path) << "algo: secbad\nenv: SecbadGrid-v0\nruntime:\n  actors: 2\n";
   const std::string e = test::error_of([&] { Agent::from_preset(path); });
   EXPECT_THAT(e, HasSubstr(path + ":4:")) << e;
-  EXPECT_THAT(e, HasSubstr("key 'runtime.actors': storm_pg does not run on the threads backend; it supports: inline"));
+  EXPECT_THAT(e, HasSubstr("key 'runtime.actors': secbad does not run on the threads backend; it supports: inline"));
   // The same from the command line names the flag.
-  const std::string flag = test::error_of([] { make_agent("gpomdp", "CartPole-v1", {"runtime.actors=2"}); });
+  const std::string flag = test::error_of([] { make_agent("varibad", "SecbadGrid-v0", {"runtime.actors=2"}); });
   EXPECT_THAT(flag, HasSubstr("--set runtime.actors=2"));
 }
 

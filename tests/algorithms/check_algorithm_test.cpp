@@ -23,6 +23,12 @@ AlgorithmCheckOptions settings(std::string env, std::vector<std::string> overrid
   return o;
 }
 
+// The ids the suite below is instantiated with (sorted), the keys of checked_algorithms().
+std::vector<std::string> checked_ids() {
+  return {"bc",    "belief_oracle", "belief_ppo", "dmc",      "dqn",   "dt",
+          "gpomdp", "ppo",          "secbad",     "srvrpg",   "storm_pg", "svrpg", "varibad"};
+}
+
 // Short-run settings per algorithm: a few cycles of each in well under a second or two.
 std::map<std::string, AlgorithmCheckOptions> checked_algorithms() {
   const std::vector<std::string> ppo{"hyperparams.n_envs=2", "hyperparams.n_steps=32", "hyperparams.batch_size=32",
@@ -58,6 +64,9 @@ std::map<std::string, AlgorithmCheckOptions> checked_algorithms() {
 TEST(CheckAlgorithm, EveryRegisteredAlgorithmHasSettingsHere) {
   test::register_builtins();
   const auto checked = checked_algorithms();
+  std::vector<std::string> keys;
+  for (const auto& [id, o] : checked) keys.push_back(id);
+  EXPECT_EQ(keys, checked_ids());  // the instantiated list is the settings' list
   for (const std::string& id : algorithm_registry().names()) {
     if (id.starts_with("toy_")) continue;  // the test-only toys: toy_reinforce_test.cpp
     EXPECT_TRUE(checked.count(id)) << id;
@@ -78,9 +87,7 @@ TEST_P(CheckAlgorithm, Passes) {
   EXPECT_THAT(report.passed, ::testing::Contains("save_load_act"));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredAlgorithm, CheckAlgorithm,
-                         ::testing::Values("ppo", "dqn", "gpomdp", "svrpg", "srvrpg", "storm_pg", "secbad", "varibad",
-                                           "belief_oracle", "belief_ppo", "dt", "bc", "dmc"));
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredAlgorithm, CheckAlgorithm, ::testing::ValuesIn(checked_ids()));
 
 }  // namespace
 }  // namespace rlzoo

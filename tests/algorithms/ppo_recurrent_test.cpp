@@ -47,7 +47,7 @@ TEST_F(PpoRecurrent, BadConfigurationsGiveOneClearErrorEach) {
   EXPECT_THAT(error_of([] { make_agent("ppo", "CartPoleNoVel-v1", {"hyperparams.policy.recurrent.hidden=0"}); }),
               HasSubstr("key 'hyperparams.policy.recurrent.hidden'"));
   EXPECT_THAT(error_of([] { make_agent("dqn", "CartPole-v1", {"hyperparams.policy.recurrent.cell=lstm"}); }),
-              HasSubstr("DQN has no recurrent policies"));
+              HasSubstr("key 'hyperparams.policy.recurrent.cell': dqn has no recurrent policies (these do: ppo)"));
   EXPECT_THAT(error_of([] {
                 make_agent("ppo", "CartPole-v1", {"runtime.actors=2", "hyperparams.policy.recurrent.cell=gru"});
               }),

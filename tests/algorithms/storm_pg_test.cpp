@@ -186,3 +186,31 @@ TEST(StormPg, TrajectoryBudgetAndErrors) {
 
 }  // namespace
 }  // namespace rlzoo::pg
+
+namespace rlzoo::pg {
+namespace {
+
+// runtime.actors on a policy-gradient preset: each iteration's batch is split over the actor
+// threads (each sampling with the current policy), and the runtime keys that do not apply are
+// refused naming them.
+TEST(StormPg, ActorThreadsSampleEveryIterationsBatch) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  auto agent = make_agent("storm_pg", "CartPole-v1",
+                          {"runtime.actors=2", "hyperparams.batch_size=4", "hyperparams.initial_batch=6",
+                           "hyperparams.horizon=40", "log_every=1000000"});
+  agent->set_progress_bar(false);
+  agent->learn(400);
+  auto& pg = dynamic_cast<VrPgAgent&>(*agent);
+  EXPECT_GE(agent->num_timesteps(), 400);
+  EXPECT_EQ(agent->last_training().backend, Backend::threads);
+  EXPECT_EQ(agent->last_training().actor_batches, 2 * pg.iterations());  // both actors in every iteration
+  EXPECT_EQ(pg.trajectories(), 6 + 4 * (pg.iterations() - 1));
+  for (const char* bad : {"runtime.envs_per_actor=2", "runtime.inference.max_batch=8"}) {
+    const std::string e = test::error_of([&] { make_agent("gpomdp", "CartPole-v1", {"runtime.actors=2", bad}); });
+    EXPECT_NE(e.find(std::string(bad).substr(0, std::string(bad).find('='))), std::string::npos) << e;
+  }
+}
+
+}  // namespace
+}  // namespace rlzoo::pg
