@@ -279,48 +279,44 @@ AlgorithmCheckReport check_algorithm(const std::string& id, const AlgorithmCheck
     report.skipped.push_back("exact_resume: declared for the inline backend only");
   }
 
-  // Undeclared capabilities are refused.
+  // Undeclared capabilities are refused. "" when `attempt` threw a UserError naming `key`.
+  auto refusal = [](const std::function<void()>& attempt, const std::string& key,
+                    const std::string& if_accepted) -> std::string {
+    try {
+      attempt();
+    } catch (const UserError& e) {
+      return std::string(e.what()).find(key) != std::string::npos
+                 ? ""
+                 : fmt::format("refused without naming {}: {}", key, e.what());
+    }
+    return if_accepted;
+  };
   for (Backend b : {Backend::inline_loop, Backend::threads, Backend::processes}) {
     if (caps.supports(b)) continue;
-    check(fmt::format("refuses[{}]", backend_name(b)), [&]() -> std::string {
+    check(fmt::format("refuses[{}]", backend_name(b)), [&] {
       std::vector<std::string> v = o.overrides;
       v.push_back(fmt::format("runtime.backend={}", backend_name(b)));
       if (b != Backend::inline_loop) v.push_back("runtime.actors=2");
-      try {
-        make_agent(id, o.env, v);
-      } catch (const UserError& e) {
-        return std::string(e.what()).find("runtime.backend") != std::string::npos
-                   ? ""
-                   : std::string("refused without naming runtime.backend: ") + e.what();
-      }
-      return "an agent was made for an undeclared backend";
+      return refusal([&] { make_agent(id, o.env, v); }, "runtime.backend",
+                     "an agent was made for an undeclared backend");
     });
   }
   if (!caps.several_learners) {
     check("refuses[several learners]", [&]() -> std::string {
       auto agent = make(caps.backends.front());
       agent->set_gradient_reducer(std::make_shared<UnusableGroup>());
-      try {
-        agent->learn(o.timesteps);
-      } catch (const UserError& e) {
-        if (agent->num_timesteps() != 0) return "refused only after training";
-        return std::string(e.what()).find("one learner only") != std::string::npos
-                   ? ""
-                   : std::string("refused with another error: ") + e.what();
-      }
-      return "learn() ran in a group of two learners although several learners are not declared";
+      const std::string problem =
+          refusal([&] { agent->learn(o.timesteps); }, "one learner only",
+                  "learn() ran in a group of two learners although several learners are not declared");
+      return problem.empty() && agent->num_timesteps() != 0 ? "refused only after training" : problem;
     });
   }
   if (!caps.gpu) {
-    check("refuses[device cuda]", [&]() -> std::string {
+    check("refuses[device cuda]", [&] {
       std::vector<std::string> v = o.overrides;
       v.push_back("device=cuda");
-      try {
-        make_agent(id, o.env, v);
-      } catch (const UserError& e) {
-        return std::string(e.what()).find("device") != std::string::npos ? "" : std::string("refused: ") + e.what();
-      }
-      return "an agent was made for device cuda although gpu is not declared";
+      return refusal([&] { make_agent(id, o.env, v); }, "device",
+                     "an agent was made for device cuda although gpu is not declared");
     });
   }
   return report;
