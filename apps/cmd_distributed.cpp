@@ -100,6 +100,10 @@ void run_learner_command(LearnerCli& o) {
                                   algorithms_that([](const AlgorithmCapabilities& c) {
                                     return c.supports(Backend::processes);
                                   })));
+    if (const std::string& b = agent.preset().runtime.backend; b != "auto" && b != "processes")
+      throw UserError(fmt::format("rlzoo learner takes its experience from actor processes, but the preset asks for "
+                                  "runtime.backend {} (set processes or auto, or train with rlzoo train)",
+                                  b));
     if (agent.preset().runtime.actors < 1)
       throw UserError("the learner takes rounds of runtime.actors trajectories: set runtime.actors >= 1 in the preset "
                       "or with --set runtime.actors=N");
