@@ -10,7 +10,7 @@
 //
 // Any header of the library can also be included by its path in the source tree
 // ("core/env/env.h", "agents/agent.h", ...). Guides: docs/getting-started.md,
-// docs/custom-env.md.
+// docs/custom-env.md, docs/custom-algorithm.md.
 #pragma once
 
 #include "core/env/env.h"
@@ -20,6 +20,9 @@
 #include "envs/builtin.h"
 #if __has_include("agents/agent.h")  // installs built with LibTorch
 #include "agents/agent.h"
+#include "agents/algorithm_conformance.h"
+#include "agents/algorithm_registry.h"
+#include "agents/training_run.h"
 #include "algorithms/builtin.h"
 #define RLZOO_HAS_AGENTS 1
 #endif
