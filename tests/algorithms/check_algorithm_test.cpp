@@ -87,7 +87,9 @@ TEST_P(CheckAlgorithm, Passes) {
   EXPECT_THAT(report.passed, ::testing::Contains("save_load_act"));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryRegisteredAlgorithm, CheckAlgorithm, ::testing::ValuesIn(checked_ids()));
+// Each instance is named by its algorithm id (CheckAlgorithm.Passes/ppo, ...).
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredAlgorithm, CheckAlgorithm, ::testing::ValuesIn(checked_ids()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace rlzoo
