@@ -59,8 +59,13 @@ Backend requested_backend(const RuntimeConfig& runtime, const AlgorithmCapabilit
 void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
                                const AlgorithmCapabilities& caps) {
   const RuntimeConfig& rt = setup.preset.runtime;
-  const YAML::Node runtime = preset.IsDefined() && preset.IsMap() ? preset["runtime"] : YAML::Node();
-  auto node = [&](const char* key) { return runtime.IsDefined() && runtime.IsMap() ? runtime[key] : YAML::Node(); };
+  // The preset's node at a key, for the error's line (const lookups of a missing key give
+  // invalid nodes, hence IsDefined() first).
+  auto child = [](const YAML::Node& n, const char* key) {
+    return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
+  };
+  const YAML::Node runtime = child(preset, "runtime");
+  auto node = [&](const char* key) { return child(runtime, key); };
   const ConfigContext ctx = setup.ctx.child("runtime");
   const Backend backend = requested_backend(rt, caps);
   if (!caps.supports(backend)) {
@@ -69,7 +74,7 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
     const char* key = explicit_backend ? "backend" : "actors";
     std::string why = fmt::format("{} does not run on the {} backend; it supports: {}", algorithm,
                                   backend_name(backend), caps.backend_list());
-    if (!explicit_backend) why += fmt::format(" (runtime.actors > 0 asks for actor threads; remove it)");
+    if (!explicit_backend) why += " (runtime.actors > 0 asks for actor threads; remove it)";
     ctx.child(key).fail(node(key).IsDefined() ? node(key) : runtime, why);
   }
   if (backend == Backend::inline_loop && rt.actors > 0)
@@ -84,10 +89,6 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
     ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
                              "runtime.backend threads needs runtime.actors >= 1");
   // A recurrent policy is asked for by hyperparams.policy.recurrent.cell other than none.
-  // (const lookups of a missing key give invalid nodes: IsDefined() first)
-  auto child = [](const YAML::Node& n, const char* key) {
-    return n.IsDefined() && n.IsMap() ? n[key] : YAML::Node();
-  };
   const YAML::Node cell = child(child(child(child(preset, "hyperparams"), "policy"), "recurrent"), "cell");
   if (!caps.recurrent_policies && cell.IsDefined() && cell.IsScalar() && cell.Scalar() != "none")
     setup.ctx.child("hyperparams.policy.recurrent.cell")
@@ -97,7 +98,7 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
   const std::string& device = setup.preset.device;
   if (!caps.gpu && device != "cpu" && device != "auto")
     setup.ctx.child("device").fail(
-        preset.IsDefined() && preset.IsMap() ? preset["device"] : YAML::Node(),
+        child(preset, "device"),
         fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, device));
 }
 

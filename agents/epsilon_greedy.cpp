@@ -15,9 +15,4 @@ std::int64_t uniform_legal_choice(Rng& rng, std::int64_t n, const std::uint8_t* 
   return 0;  // unreachable
 }
 
-std::int64_t epsilon_explore(Rng& rng, double epsilon, std::int64_t n, const std::uint8_t* legal) {
-  if (!(rng.uniform() < epsilon)) return -1;
-  return uniform_legal_choice(rng, n, legal);
-}
-
 }  // namespace rlzoo

@@ -10,11 +10,14 @@
 
 namespace rlzoo {
 
-// The index to explore among n choices (only those with legal[i] != 0 when legal is given), or
-// -1 when the coin says act greedily.
-std::int64_t epsilon_explore(Rng& rng, double epsilon, std::int64_t n, const std::uint8_t* legal = nullptr);
-
 // A uniform index among the legal ones of n choices (all when legal is null): one below() draw.
 std::int64_t uniform_legal_choice(Rng& rng, std::int64_t n, const std::uint8_t* legal);
+
+// The index to explore among n choices (only those with legal[i] != 0 when legal is given), or
+// -1 when the coin says act greedily. Inline: it runs once per env step or actor decision.
+inline std::int64_t epsilon_explore(Rng& rng, double epsilon, std::int64_t n, const std::uint8_t* legal = nullptr) {
+  if (!(rng.uniform() < epsilon)) return -1;
+  return uniform_legal_choice(rng, n, legal);
+}
 
 }  // namespace rlzoo

@@ -252,10 +252,6 @@ void DmcAgent::run_training(TrainingRun& run) {
   std::array<double, 3> losses{};
   std::int64_t wins = 0, finished = 0;
   bool stop = false;
-  // Several learners all-reduce each train step's gradients, so they must step the same seats in
-  // the same order though their games differ: after each game they agree (one collective) on
-  // how many batches every seat has on all ranks, and train those, in seat order.
-  const bool several_learners = gradient_reducer().world_size() > 1;
   try {
     while (frames_ < target && !stop) {
       group.check();
@@ -296,17 +292,15 @@ void DmcAgent::run_training(TrainingRun& run) {
         lengths.clear();
         run.end_cycle(frames_);
       };
-      auto ready = [&](Seat s) { return pending[static_cast<std::size_t>(seat_index(s))].size() >= per_step; };
-      if (!several_learners) {  // one learner: each seat learns as soon as it has a batch
-        for (Seat s : kSeats)
-          while (ready(s) && frames_ < target && !stop) learn_seat(s);
-      } else {
-        std::vector<std::int64_t> batches;
-        for (Seat s : kSeats) batches.push_back(pending[static_cast<std::size_t>(seat_index(s))].size() / per_step);
-        batches = gradient_reducer().minimum(batches);  // the same on every rank
-        for (std::size_t i = 0; i < kSeats.size(); ++i)
-          for (std::int64_t b = 0; b < batches[i] && frames_ < target && !stop; ++b) learn_seat(kSeats[i]);
-      }
+      // Each seat learns from every whole batch it has, in seat order. Several learners
+      // all-reduce each step's gradients, so they must step the same seats in the same order
+      // though their games differ: they take the batches every rank has (one collective per
+      // game; for one learner minimum() is the identity).
+      std::vector<std::int64_t> batches;
+      for (Seat s : kSeats) batches.push_back(pending[static_cast<std::size_t>(seat_index(s))].size() / per_step);
+      batches = gradient_reducer().minimum(std::move(batches));
+      for (std::size_t i = 0; i < kSeats.size(); ++i)
+        for (std::int64_t b = 0; b < batches[i] && frames_ < target && !stop; ++b) learn_seat(kSeats[i]);
     }
   } catch (...) {
     group.fail("learner", std::current_exception());

@@ -49,13 +49,13 @@ VrPgAgent::VrPgAgent(const AgentSetup& setup, Estimator estimator)
   // per-actor env slices, shared inference server and trajectory queue do not apply.
   const RuntimeConfig& rt = setup.preset.runtime;
   const ConfigContext rt_ctx = setup.ctx.child("runtime");
-  const YAML::Node rt_node;  // AgentSetup keeps no YAML: the error names the file (or the --set flag) and the key
+  // (AgentSetup keeps no YAML: the errors name the file, or the --set flag, and the key.)
   if (rt.envs_per_actor != 1)
-    rt_ctx.child("envs_per_actor").fail(rt_node, fmt::format("{} splits each iteration's batch of trajectories over "
+    rt_ctx.child("envs_per_actor").fail(YAML::Mark::null_mark(), fmt::format("{} splits each iteration's batch of trajectories over "
                                                              "the actor threads; envs_per_actor does not apply (leave it at 1)",
                                                              estimator_name(estimator)));
   if (rt.inference.max_batch > 0)
-    rt_ctx.child("inference.max_batch").fail(rt_node, fmt::format("{}'s actors act with their own policy replicas; "
+    rt_ctx.child("inference.max_batch").fail(YAML::Mark::null_mark(), fmt::format("{}'s actors act with their own policy replicas; "
                                                                   "the shared inference server does not apply",
                                                                   estimator_name(estimator)));
   if (horizon() <= 0)
@@ -100,7 +100,7 @@ double VrPgAgent::adam_step(const torch::Tensor& g) {
 
 TrajectoryBatch VrPgAgent::sample(std::int64_t n) {
   auto make = [this] { return make_env(preset().env, preset().env_kwargs); };
-  if (sampling_actors_ <= 1) return sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
+  if (sampling_actors_ == 0) return sample_trajectories(*policy_, envs_, make, n, horizon(), seeds_);
   const auto actors = static_cast<std::size_t>(sampling_actors_);
   std::vector<std::uint64_t> resets(static_cast<std::size_t>(n));
   for (auto& s : resets) s = seeds_.next_u64();
@@ -192,7 +192,9 @@ void VrPgAgent::run_training(TrainingRun& run) {
   while (!run.reached(num_timesteps_) && (cfg_.max_trajectories == 0 || trajectories_ < cfg_.max_trajectories)) {
     iterate(&run.monitor());
     const std::vector<std::uint8_t> done(last_batch_returns_.size(), 1), cut(last_batch_returns_.size(), 0);
-    for (int a = 0; a < sampling_actors_; ++a) run.count_actor_batch();  // each actor's share of the batch
+    // Each actor that sampled a share of the batch (every one, unless the batch had fewer trajectories).
+    const auto shares = std::min<std::size_t>(static_cast<std::size_t>(sampling_actors_), last_batch_returns_.size());
+    for (std::size_t a = 0; a < shares; ++a) run.count_actor_batch();
     const bool go_on = run.after_step(StepEpisodes{done, cut, last_batch_returns_, last_batch_lengths_}, num_timesteps_);
     run.end_cycle(num_timesteps_);
     if (!go_on) break;

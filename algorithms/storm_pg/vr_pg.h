@@ -59,7 +59,7 @@ class VrPgAgent : public Agent {
 
  private:
   std::int64_t horizon() const;
-  // An iteration's n trajectories: inline, or with sampling_actors_ > 1 split over that many
+  // An iteration's n trajectories: inline, or with sampling_actors_ > 0 split over that many
   // actor threads, each with a replica of the current policy and its share of the reset seeds
   // (drawn here in the inline order).
   TrajectoryBatch sample(std::int64_t n);

@@ -45,11 +45,7 @@ std::map<std::string, std::string> network_crcs(const nlohmann::json& m) {
 
 // Runs the CLI to its end; returns its output, failing the test on a non-zero exit.
 std::string run_cli(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv{test::cli_path()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::ChildProcess p(argv, test::source_dir(), log.string());
-  const int status = p.wait(120s);
-  EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_file_or_empty(log);
+  EXPECT_EQ(test::run_cli_to_end(args, log.string(), 120s), 0) << test::read_file_or_empty(log);
   return test::read_file_or_empty(log);
 }
 

@@ -4,8 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <filesystem>
 
 #include "tests/support/child_process.h"
@@ -19,11 +17,7 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
 int run(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv{test::cli_path()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  test::ChildProcess p(argv, test::source_dir(), log.string());
-  const int status = p.wait(180s);
-  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test::run_cli_to_end(args, log.string(), 180s);
 }
 
 TEST(TrainProcesses, TrainStartsActorProcessesAndResumes) {

@@ -1,5 +1,7 @@
 #include "tests/support/child_process.h"
 
+#include "tests/support/test_paths.h"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +67,14 @@ void ChildProcess::kill_now() {
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = -1;
+}
+
+int run_cli_to_end(const std::vector<std::string>& args, const std::string& log_path, std::chrono::milliseconds limit) {
+  std::vector<std::string> argv{cli_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ChildProcess p(argv, source_dir(), log_path);
+  const int status = p.wait(limit);
+  return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 bool wait_until(const std::function<bool()>& ready, std::chrono::milliseconds limit) {

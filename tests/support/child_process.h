@@ -33,6 +33,11 @@ class ChildProcess {
   pid_t pid_ = -1;
 };
 
+// Runs `rlzoo args...` in the source tree (where presets' relative paths resolve) to its end,
+// stdout and stderr appended to `log_path`. Returns its exit status, or -1 when it ran past
+// `limit` (then killed) or died of a signal.
+int run_cli_to_end(const std::vector<std::string>& args, const std::string& log_path, std::chrono::milliseconds limit);
+
 // Polls `ready` every 10 ms until it is true or `limit` passes. Returns its last value. (For
 // conditions in other processes, such as a file they write; not for synchronising threads.)
 bool wait_until(const std::function<bool()>& ready, std::chrono::milliseconds limit);
