@@ -81,7 +81,7 @@ bool exited_ok(int status) { return status != -1 && WIFEXITED(status) && WEXITST
 
 TEST(FleetProcessesLearning, OneLearnerAndTwoActorProcessesTrainCartPole) {
   Fleet f;
-  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=30000"});
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=40000"});
   auto a0 = f.start_actor(0), a1 = f.start_actor(1);
   ASSERT_TRUE(exited_ok(f.learner.wait(300s))) << f.logs();
   // The learner told them it finished: they stop on their own.
@@ -91,7 +91,9 @@ TEST(FleetProcessesLearning, OneLearnerAndTwoActorProcessesTrainCartPole) {
   EXPECT_EQ(s["rejected"].size(), 0u) << s.dump();
   ASSERT_EQ(s["runs"].size(), 2u);
   for (const auto& [id, run] : s["runs"].items()) EXPECT_GT(run["used"].get<int>(), 20) << s.dump();
-  // The tuned preset reaches ~470 at 30k steps in one process; a fleet must learn too.
+  // Which actor fills a round depends on timing, so a fleet's runs differ. At 30k steps a loaded
+  // machine gave 121.7 once (10 runs beside a busy core: 233 to 500); at 40k, where the linear
+  // schedules end, 12 of 12 such runs reached 500.
   EXPECT_GE(eval_mean(f.run / "final"), 150.0) << f.logs();
 }
 
