@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -138,6 +139,14 @@ def read_csv(path: Path):
         return []
     with open(path) as f:
         return list(csv.DictReader(f))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Writes a file that parallel jobs may read meanwhile: they see the old or the new text, never a half."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
 
 def write_csv(path: Path, header, rows):

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import (ROOT, Timer, git_commit, add_run_args, ensure_matplotlib, evaluate, md_table, mean_ci, mean_std, on_grid,
+from common import (ROOT, Timer, git_commit, write_text_atomic, add_run_args, ensure_matplotlib, evaluate, md_table, mean_ci, mean_std, on_grid,
                     parallel, parse_run_args, plot, progress_curve, provenance_line, train, write_csv)
 
 
@@ -87,7 +87,7 @@ def run_one(study, args, task, seed, lock):
            "eval_std": std, "eval_episodes": study.eval_episodes,
            "train_return_last100": curve[-1][1] if curve else None, "train_seconds": round(seconds, 1),
            "commit": git_commit(), "finished": time.strftime("%Y-%m-%d %H:%M %Z")}
-    result.write_text(json.dumps(res, indent=2) + "\n")
+    write_text_atomic(result, json.dumps(res, indent=2) + "\n")
     print(f"[{study.name}] {task.preset} seed {seed}: eval {mean:.1f} ± {std:.1f} after {seconds / 60:.1f} min",
           flush=True)
     with lock:
@@ -164,7 +164,7 @@ def report(study, args, wall=None):
     lines += ["", f"![training return against env steps]({study.name}.png)", ""]
     if study.notes and not args.quick:
         lines += [study.notes.strip(), ""]
-    (out / f"{study.name}.md").write_text("\n".join(lines))
+    write_text_atomic(out / f"{study.name}.md", "\n".join(lines))
     write_csv(out / f"{study.name}_seeds.csv",
               ["task", "seed", "steps", "eval_mean", "eval_std", "train_return_last100", "train_seconds"], seed_rows)
     panels, xs, refs = {}, {}, {}
