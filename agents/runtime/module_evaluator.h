@@ -1,7 +1,9 @@
 // A BatchEvaluator backed by a network replica (core/runtime/actor_policy.h): decodes the
 // observation rows, runs `forward` without gradients, writes the float32 result rows. With
 // mask_size > 0 an input row is the observation followed by mask_size legal-action flags
-// (uint8), handed to `forward` as a [rows, mask_size] bool tensor. Before
+// (uint8), handed to `forward` as a [rows, mask_size] bool tensor; with in_floats > 0 each row
+// ends with that many float32 inputs (a recurrent policy's episode-start flag and state),
+// handed over as a [rows, in_floats] tensor. Before
 // each batch it copies in the newest weights from the learner's store when their version
 // changed, so one object serves an actor thread (its own replica) or the inference server
 // (the one shared replica, on the server thread).
@@ -30,13 +32,19 @@ class ModuleEvaluator : public BatchEvaluator {
   // The same with legal-action masks ([rows, mask_size] bool).
   using MaskedForward = std::function<torch::Tensor(const std::vector<torch::Tensor>& obs, const torch::Tensor& masks)>;
 
+  // The same with per-row float inputs ([rows, in_floats]; undefined when in_floats is 0).
+  using InputForward = std::function<torch::Tensor(const std::vector<torch::Tensor>& obs, const torch::Tensor& masks,
+                                                   const torch::Tensor& inputs)>;
+
   // `store` may be null (fixed weights). The replica must be of the learner's architecture.
   ModuleEvaluator(Space observation_space, std::size_t out_floats, std::shared_ptr<torch::nn::Module> replica,
                   Forward forward, const ModuleParameterStore* store);
   ModuleEvaluator(Space observation_space, std::size_t mask_size, std::size_t out_floats,
                   std::shared_ptr<torch::nn::Module> replica, MaskedForward forward, const ModuleParameterStore* store);
+  ModuleEvaluator(Space observation_space, std::size_t mask_size, std::size_t in_floats, std::size_t out_floats,
+                  std::shared_ptr<torch::nn::Module> replica, InputForward forward, const ModuleParameterStore* store);
 
-  std::size_t in_row_bytes() const override { return space_.byte_size() + mask_size_; }
+  std::size_t in_row_bytes() const override { return space_.byte_size() + mask_size_ + in_floats_ * sizeof(float); }
   std::size_t out_row_bytes() const override { return out_floats_ * sizeof(float); }
   bool evaluate(ConstBytes in, std::int64_t rows, Bytes out) override;
   // Copies in newer weights if there are any; returns the version held afterwards.
@@ -48,11 +56,13 @@ class ModuleEvaluator : public BatchEvaluator {
  private:
   Space space_;
   std::size_t mask_size_ = 0;
+  std::size_t in_floats_ = 0;
   std::size_t out_floats_;
   std::shared_ptr<torch::nn::Module> replica_;
   torch::Device device_ = torch::kCPU;  // the replica's, read once: inputs are moved there
-  MaskedForward forward_;
+  InputForward forward_;
   std::vector<std::byte> obs_, masks_;
+  std::vector<float> inputs_;
   std::optional<ParameterClient<ParameterSnapshot>> client_;
 };
 

@@ -17,18 +17,6 @@
 
 namespace rlzoo {
 
-namespace {
-
-// The node at `path` under `node`, or the deepest one of the path that exists: where a
-// configuration error is reported (const lookups, so nothing is added to the preset).
-YAML::Node deepest_node(const YAML::Node& node, std::span<const char* const> path) {
-  if (path.empty() || !node.IsMap()) return node;
-  const YAML::Node next = node[path[0]];
-  return next.IsDefined() ? deepest_node(next, path.subspan(1)) : node;
-}
-
-}  // namespace
-
 PpoAgent::PpoAgent(const AgentSetup& setup)
     : Agent(setup),
       cfg_(parse_config<PpoConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"))),
@@ -64,13 +52,6 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
                 fmt::format("with runtime.actors the envs are actors x envs_per_actor = {}; leave n_envs out or set "
                             "it to that",
                             rt.total_envs()));
-    if (cfg_.policy.recurrent.enabled()) {
-      static constexpr const char* path[] = {"policy", "recurrent"};
-      setup.ctx.child("hyperparams.policy.recurrent")
-          .fail(deepest_node(setup.preset.hyperparams, path),
-                "recurrent policies are not supported with runtime.actors yet (leave runtime.actors out for the "
-                "synchronous loop)");
-    }
   }
   if (cfg_.normalize_reward)
     reward_norm_ = std::make_unique<RewardNormalizer>(rollout_envs(), cfg_.gamma, cfg_.clip_reward);
@@ -159,7 +140,8 @@ torch::Tensor PpoAgent::continued_values(const std::vector<torch::Tensor>& obs, 
 
 bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
                            const torch::Tensor& values, const torch::Tensor& log_probs, const torch::Tensor& masks,
-                           const torch::Tensor& episode_starts, std::span<const double> rewards_in,
+                           const torch::Tensor& episode_starts, const torch::Tensor& state_after,
+                           std::span<const double> rewards_in,
                            const StepEpisodes& episodes, ConstBytes final_obs, TrainingMonitor& monitor,
                            CallbackList* callbacks) {
   const auto n = static_cast<std::int64_t>(rewards_in.size());
@@ -171,7 +153,7 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
         auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
         for (auto& f : finals) f = f.index_select(0, timeouts);
         const auto x = to_device(preprocess(finals, /*update=*/false), device_);
-        return continued_values(x, recurrent() ? rnn_state_.index_select(2, timeouts.to(device_)) : torch::Tensor(),
+        return continued_values(x, recurrent() ? state_after.index_select(2, timeouts.to(device_)) : torch::Tensor(),
                                 torch::zeros({timeouts.size(0)}, torch::kBool))
             .cpu();
       });
@@ -197,7 +179,7 @@ void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks
     venv_->step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
     const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
                                 venv_->episode_lengths()};
-    if (!record_step(obs, actions, values, log_probs, masks, starts, venv_->rewards(), episodes,
+    if (!record_step(obs, actions, values, log_probs, masks, starts, rnn_state_, venv_->rewards(), episodes,
                      venv_->final_observation_bytes(), monitor, callbacks))
       stop = true;
     if (recurrent()) {  // same-step autoreset: a finished env's observation now starts an episode

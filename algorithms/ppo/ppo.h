@@ -17,8 +17,9 @@
 // ppo_actor.h) and this thread runs the update. With normalize_obs the actors normalise with the
 // statistics published beside those parameters (ActingPolicy); the learner folds each round's
 // observations into the statistics after recording it, so they lag the inline loop's by one
-// rollout. Recurrent policies are not available on actors yet: a preset asking for them there
-// is an error.
+// rollout. A recurrent policy's actors keep their envs' RNN states and send each step's start
+// flag and state with the trajectory; the learner re-runs every round from those states, as the
+// inline loop re-runs its rollout from the state it began with.
 #pragma once
 
 #include <memory>
@@ -101,18 +102,21 @@ class PpoAgent : public Agent {
   torch::Tensor continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
                                  const torch::Tensor& starts);
   // One vector step into the rollout buffer (obs already preprocessed; episode_starts: the
-  // recurrent policy's flags for obs, else undefined): rewards normalised, time-outs
-  // bootstrapped from the final observations, episodes reported. Returns false when a
-  // callback asked to stop.
+  // recurrent policy's flags for obs, and state_after its state after this step, else both
+  // undefined): rewards normalised, time-outs bootstrapped from the final observations,
+  // episodes reported. Returns false when a callback asked to stop.
   bool record_step(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& values,
                    const torch::Tensor& log_probs, const torch::Tensor& masks, const torch::Tensor& episode_starts,
-                   std::span<const double> rewards, const StepEpisodes& episodes, ConstBytes final_obs,
-                   class TrainingMonitor& monitor, CallbackList* callbacks);
+                   const torch::Tensor& state_after, std::span<const double> rewards, const StepEpisodes& episodes,
+                   ConstBytes final_obs, class TrainingMonitor& monitor, CallbackList* callbacks);
   // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
   void learn_parallel(TrainingRun& run);  // the threads and processes backends (ppo_parallel.cpp)
-  // A network replica reading `store`, giving [action, log-prob, value] rows.
+  // A network replica reading `store`, giving [action, log-prob, value] rows (recurrent:
+  // [episode start, state] rows in, the next state appended to the output).
   std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
+  // Floats in one env's recurrent state (0 for a feed-forward policy).
+  std::size_t state_floats() const;
   // Publishes the policy with the current observation statistics (the actors' next version).
   void publish(ModuleParameterStore& store);
   std::int64_t rollout_envs() const;

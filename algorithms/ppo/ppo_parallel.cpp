@@ -15,6 +15,23 @@
 
 namespace rlzoo {
 
+namespace {
+
+// A recurrent state [K, layers, B, hidden] as B rows of K * layers * hidden floats, and back:
+// the rows actors keep, send through the evaluator and store in a trajectory's extras.
+torch::Tensor state_rows(const torch::Tensor& state) {
+  return state.movedim(2, 0).reshape({state.size(2), -1}).to(torch::kCPU, torch::kFloat32);
+}
+torch::Tensor state_of_rows(const torch::Tensor& rows, c10::IntArrayRef one_state_shape) {
+  return rows.reshape({rows.size(0), one_state_shape[0], one_state_shape[1], one_state_shape[3]}).movedim(0, 2);
+}
+
+}  // namespace
+
+std::size_t PpoAgent::state_floats() const {
+  return recurrent() ? static_cast<std::size_t>(policy_->initial_state(1).numel()) : 0;
+}
+
 ActingPolicyImpl::ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool normalized)
     : policy(register_module("policy", std::move(p))) {
   if (!normalized) return;
@@ -36,16 +53,33 @@ void PpoAgent::publish(ModuleParameterStore& store) {
 bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, CallbackList* callbacks) {
   torch::NoGradGuard no_grad;
   const Space& obs_space = spec_.observation_space;
-  const std::int64_t n = round.num_envs();
+  const std::int64_t n = round.num_envs(), T = round.num_steps();
   const auto k = static_cast<std::int64_t>(round.shape.num_extras);
-  const std::int64_t d = k - 2;  // action floats
+  const std::int64_t d = policy_->continuous() ? spec_.action_space.numel() : 1;  // action floats
   const auto mask_size = static_cast<std::int64_t>(round.shape.mask_size);
+  const bool rnn = recurrent();
+  const auto one_state = rnn ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
+  auto extras_at = [&](std::int64_t t) {
+    return torch::from_blob(const_cast<float*>(round.extras_at(t).data()), {n, k}, torch::kFloat32).clone();
+  };
+  auto masks_at = [&](std::int64_t t) {
+    if (mask_size == 0) return torch::Tensor();
+    return torch::from_blob(const_cast<std::uint8_t*>(round.masks_at(t).data()), {n, mask_size}, torch::kUInt8)
+        .to(torch::kBool);
+  };
+  // Recurrent: extras [.., episode start, state before the step] (ppo_actor.h). The update
+  // re-runs the round from the actors' states; the state after each step bootstraps time-outs.
+  auto starts_of = [&](const torch::Tensor& extras) { return extras.select(1, d + 2).gt(0.5); };
+  auto state_of = [&](const torch::Tensor& extras) {
+    return state_of_rows(extras.slice(1, d + 3), one_state).to(device_);
+  };
   buffer_->reset();
+  torch::Tensor extras = extras_at(0), state_after;
+  if (rnn) buffer_->set_initial_state(state_of(extras));
   bool go_on = true;
-  for (std::int64_t t = 0; t < round.num_steps(); ++t) {
+  for (std::int64_t t = 0; t < T; ++t) {
     const auto obs = preprocess(observation_tensors(obs_space, round.obs_at(t).data(), n, true), /*update=*/false);
-    const auto extras =
-        torch::from_blob(const_cast<float*>(round.extras_at(t).data()), {n, k}, torch::kFloat32).clone();
+    const auto masks = masks_at(t);
     torch::Tensor actions;
     if (policy_->continuous()) {
       std::vector<std::int64_t> shape{n};
@@ -54,23 +88,41 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
     } else {
       actions = extras.select(1, 0).to(torch::kInt64);
     }
-    torch::Tensor masks;
-    if (mask_size > 0)
-      masks = torch::from_blob(const_cast<std::uint8_t*>(round.masks_at(t).data()), {n, mask_size}, torch::kUInt8)
-                  .to(torch::kBool);
+    const torch::Tensor next_extras = t + 1 < T ? extras_at(t + 1) : torch::Tensor();
+    torch::Tensor starts;
+    if (rnn) {
+      starts = starts_of(extras);
+      if (next_extras.defined()) {
+        state_after = state_of(next_extras);
+      } else {  // after the last step: the step again, with the parameters the actors used
+        state_after = policy_
+                          ->forward_sequence(to_device(obs, device_), state_of(extras), starts.view({1, n}).to(device_),
+                                             masks.defined() ? masks.to(device_) : masks)
+                          .state;
+      }
+    }
     const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
                                 round.episode_lengths_at(t)};
-    if (!record_step(obs, actions, extras.select(1, d + 1), extras.select(1, d), masks, /*episode_starts=*/{},
+    if (!record_step(obs, actions, extras.select(1, d + 1), extras.select(1, d), masks, starts, state_after,
                      round.rewards_at(t), episodes, round.final_obs_at(t), monitor, callbacks))
       go_on = false;
+    extras = next_extras;
   }
-  const auto last = preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), /*update=*/false);
-  buffer_->compute_returns_and_advantages(policy_->value(to_device(last, device_)).cpu(), cfg_.gamma, cfg_.gae_lambda);
+  const auto last = to_device(preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), false), device_);
+  torch::Tensor last_starts;
+  if (rnn) {
+    const auto done = [&](std::span<const std::uint8_t> flags) {
+      return torch::from_blob(const_cast<std::uint8_t*>(flags.data()), {n}, torch::kUInt8).to(torch::kBool);
+    };
+    last_starts = done(round.terminated_at(T - 1)) | done(round.truncated_at(T - 1));
+  }
+  buffer_->compute_returns_and_advantages(continued_values(last, state_after, last_starts).cpu(), cfg_.gamma,
+                                          cfg_.gae_lambda);
   // The actors normalised this round with the statistics published with its parameters (the
   // learner's, unchanged since): only now are its observations folded in, step by step as the
   // inline loop does, for the next round.
   if (obs_norm_)
-    for (std::int64_t t = 0; t < round.num_steps(); ++t)
+    for (std::int64_t t = 0; t < T; ++t)
       obs_norm_->update(observation_tensors(obs_space, round.obs_at(t).data(), n, true)[0]);
   return go_on;
 }
@@ -80,21 +132,34 @@ std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStor
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
+  const std::size_t S = state_floats();
   ActingPolicy replica = keeping_torch_rng([&] {
     return ActingPolicy(ActorCritic(obs_space, act_space, cfg_.policy), obs_space.numel(), cfg_.normalize_obs);
   });
+  const auto one_state = S ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
   return std::make_shared<ModuleEvaluator>(
-      obs_space, mask_size, static_cast<std::size_t>(d + 2), replica.ptr(),
-      [replica, d, clip = cfg_.clip_obs, eps = obs_norm_ ? obs_norm_->epsilon() : 0.0](
-          std::vector<torch::Tensor> obs, const torch::Tensor& masks) mutable {
+      obs_space, mask_size, S ? 1 + S : 0, static_cast<std::size_t>(d) + 2 + S, replica.ptr(),
+      [replica, d, one_state, clip = cfg_.clip_obs, eps = obs_norm_ ? obs_norm_->epsilon() : 0.0](
+          std::vector<torch::Tensor> obs, const torch::Tensor& masks, const torch::Tensor& inputs) mutable {
         if (replica->obs_mean.defined())  // the statistics published with these weights, as the learner's preprocess()
           obs[0] = ObservationNormalizer::apply(obs[0], replica->obs_mean, replica->obs_var, clip, eps);
-        auto [dist, values] = replica->policy->forward(obs, masks);
-        const auto a = dist.sample();
-        const auto rows = values.size(0);
-        return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
-                           values.reshape({rows, 1})},
-                          1);
+        auto sampled = [d](const ActionDistribution& dist, const torch::Tensor& values) {
+          const auto a = dist.sample();
+          const auto rows = values.size(0);
+          return std::vector<torch::Tensor>{a.to(torch::kFloat32).reshape({rows, d}),
+                                            dist.log_prob(a).reshape({rows, 1}), values.reshape({rows, 1})};
+        };
+        if (!inputs.defined()) {
+          auto [dist, values] = replica->policy->forward(obs, masks);
+          return torch::cat(sampled(dist, values), 1);
+        }
+        // One step of each row's sequence: [episode start, state] in, the next state out.
+        const auto rows = inputs.size(0);
+        auto out = replica->policy->forward_sequence(obs, state_of_rows(inputs.slice(1, 1), one_state),
+                                                     inputs.select(1, 0).gt(0.5).view({1, rows}), masks);
+        auto parts = sampled(out.dist, out.values);
+        parts.push_back(state_rows(out.state));
+        return torch::cat(parts, 1);
       },
       &store);
 }
@@ -104,12 +169,14 @@ std::optional<ActorRole> PpoAgent::actor_role() {
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
   ActorRole role;
+  const std::size_t S = state_floats();
   role.shape = TrajectoryShape{cfg_.n_steps, setup().preset.runtime.envs_per_actor, spec_.observation_space.byte_size(),
-                               act_space.byte_size(), static_cast<std::size_t>(d + 2), mask_size};
+                               act_space.byte_size(), static_cast<std::size_t>(d) + 2 + (S ? 1 + S : 0), mask_size};
   role.on_policy = true;
-  role.make_policy = [this, act_space, mask_size](const ModuleParameterStore& store, int) -> std::unique_ptr<ActorPolicy> {
+  role.make_policy = [this, act_space, mask_size, S](const ModuleParameterStore& store,
+                                                     int) -> std::unique_ptr<ActorPolicy> {
     return std::make_unique<PpoActorPolicy>(make_replica(store), store, act_space, mask_size,
-                                            /*wait_for_rounds=*/false);
+                                            /*wait_for_rounds=*/false, S);
   };
   return role;
 }
@@ -122,7 +189,10 @@ void PpoAgent::learn_parallel(TrainingRun& run) {
   const Space& obs_space = spec_.observation_space;
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
-  const auto out_floats = static_cast<std::size_t>(d + 2);
+  const std::size_t S = state_floats();
+  const std::size_t in_bytes = obs_space.byte_size() + (spec_.has_action_mask ? act_space.n() : 0) +
+                               (S ? (1 + S) * sizeof(float) : 0);
+  const std::size_t out_floats = static_cast<std::size_t>(d) + 2 + S;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
 
   // Declared before the fleet: actors use them until it has joined.
@@ -142,9 +212,8 @@ void PpoAgent::learn_parallel(TrainingRun& run) {
   ActorFleet fleet(preset_fleet_options(setup().preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup().preset),
                    [&](int) -> std::unique_ptr<ActorPolicy> {
                      return std::make_unique<PpoActorPolicy>(
-                         actor_evaluator(server.get(), obs_space.byte_size() + mask_size, out_floats * sizeof(float),
-                                         replica),
-                         store, act_space, mask_size);
+                         actor_evaluator(server.get(), in_bytes, out_floats * sizeof(float), replica), store,
+                         act_space, mask_size, /*wait_for_rounds=*/true, S);
                    });
   fleet.on_stop([&] {
     if (server) server->stop();

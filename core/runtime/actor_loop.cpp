@@ -1,6 +1,7 @@
 #include "core/runtime/actor_loop.h"
 
 #include <cstring>
+#include <vector>
 
 namespace rlzoo {
 
@@ -19,6 +20,8 @@ std::int64_t run_actor_loop(VectorEnv& envs, ActorPolicy& policy, TrajectorySink
   const std::size_t obs_rows = M * shape.obs_bytes, act_rows = M * shape.action_bytes;
   const std::size_t extra_rows = M * shape.num_extras, mask_rows = M * shape.mask_size;
 
+  // Every row starts an episode as far as the policy knows: its state is fresh.
+  std::vector<std::uint8_t> starts(M, 1);
   std::int64_t sent = 0;
   std::int64_t step = static_cast<std::int64_t>(options.first_sequence) * options.steps_per_trajectory;
   for (std::uint64_t seq = options.first_sequence;
@@ -44,6 +47,7 @@ std::int64_t run_actor_loop(VectorEnv& envs, ActorPolicy& policy, TrajectorySink
       batch.rows = shape.num_envs;
       batch.first_env = options.env_offset;
       batch.step = step;
+      batch.episode_starts = starts;
       batch.actions = Bytes(act, act_rows);
       batch.extras = std::span<float>(traj.extras.data() + ti * extra_rows, extra_rows);
       if (!policy.act(batch)) return sent;
@@ -53,7 +57,8 @@ std::int64_t run_actor_loop(VectorEnv& envs, ActorPolicy& policy, TrajectorySink
       std::memcpy(traj.terminated.data() + base, envs.terminated().data(), M);
       std::memcpy(traj.truncated.data() + base, envs.truncated().data(), M);
       for (std::size_t e = 0; e < M; ++e) {
-        if (!envs.terminated()[e] && !envs.truncated()[e]) continue;
+        starts[e] = static_cast<std::uint8_t>(envs.terminated()[e] | envs.truncated()[e]);
+        if (!starts[e]) continue;
         std::memcpy(traj.final_obs.data() + (base + e) * shape.obs_bytes,
                     envs.final_observation_bytes().data() + e * shape.obs_bytes, shape.obs_bytes);
         traj.episode_returns[base + e] = envs.episode_returns()[e];

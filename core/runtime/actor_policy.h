@@ -28,6 +28,9 @@ struct ActBatch {
   std::int64_t rows = 0;
   std::int64_t first_env = 0;             // global index of the env of row 0
   std::int64_t step = 0;                  // the actor's vector-env steps before this one
+  // rows flags, 1 where this row's observation starts an episode (the first after the loop
+  // began, or after an autoreset): a recurrent policy zeroes that row's state. May be empty.
+  std::span<const std::uint8_t> episode_starts;
   Bytes actions;                          // out: rows x action bytes
   std::span<float> extras;                // out: rows x num_extras()
 };

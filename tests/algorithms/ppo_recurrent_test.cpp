@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 
 #include "agents/agent.h"
 #include "agents/nets/observation.h"
@@ -48,17 +50,6 @@ TEST_F(PpoRecurrent, BadConfigurationsGiveOneClearErrorEach) {
               HasSubstr("key 'hyperparams.policy.recurrent.hidden'"));
   EXPECT_THAT(error_of([] { make_agent("dqn", "CartPole-v1", {"hyperparams.policy.recurrent.cell=lstm"}); }),
               HasSubstr("key 'hyperparams.policy.recurrent.cell': dqn has no recurrent policies (these do: ppo)"));
-  EXPECT_THAT(error_of([] {
-                make_agent("ppo", "CartPole-v1", {"runtime.actors=2", "hyperparams.policy.recurrent.cell=gru"});
-              }),
-              HasSubstr("key 'hyperparams.policy.recurrent': recurrent policies are not supported with "
-                        "runtime.actors"));
-  // From a file, the error names the file and the line of the recurrent section.
-  const std::string path = test::make_temp_dir("rlzoo-ppo-recurrent-preset") + "/bad.yaml";
-  std::ofstream(path) << "algo: ppo\nenv: CartPole-v1\nruntime:\n  actors: 2\nhyperparams:\n  policy:\n"
-                         "    recurrent:\n      cell: lstm\n";
-  EXPECT_THAT(error_of([&] { Agent::from_preset(path); }),
-              HasSubstr("bad.yaml:8:7: key 'hyperparams.policy.recurrent'"));
 }
 
 // At the last step of a rollout (parameters not yet updated), the update's sequence minibatches
@@ -105,18 +96,29 @@ class CheckRecomputation : public Callback {
   int checked_ = 0;
 };
 
+// Inline, and on 2 actor threads (each with its own replica, or one inference server for both):
+// the actors' states and start flags travel with the rounds, and the learner re-runs them.
 TEST_F(PpoRecurrent, SequenceMinibatchesRecomputeTheRollout) {
-  for (const auto& [cell, shared] : {std::pair{"lstm", false}, std::pair{"gru", true}}) {
-    auto agent = make_agent("ppo", "CartPoleNoVel-v1", small(cell, shared));
-    agent->set_progress_bar(false);
-    EXPECT_TRUE(agent->recurrent());
-    CallbackList callbacks;
-    auto check = std::make_unique<CheckRecomputation>();
-    const auto* c = check.get();
-    callbacks.add(std::move(check));
-    agent->learn(512, &callbacks);
-    EXPECT_EQ(c->checked(), 2) << cell;
-  }
+  const std::vector<std::vector<std::string>> backends{
+      {},
+      {"runtime.actors=2", "runtime.envs_per_actor=2"},
+      {"runtime.actors=2", "runtime.envs_per_actor=2", "runtime.inference.max_batch=4"}};
+  for (const auto& backend : backends)
+    for (const auto& [cell, shared] : {std::pair{"lstm", false}, std::pair{"gru", true}}) {
+      SCOPED_TRACE(fmt::format("{} {}", cell, fmt::join(backend, " ")));
+      auto opts = small(cell, shared);
+      opts.insert(opts.end(), backend.begin(), backend.end());
+      auto agent = make_agent("ppo", "CartPoleNoVel-v1", opts);
+      agent->set_progress_bar(false);
+      EXPECT_TRUE(agent->recurrent());
+      CallbackList callbacks;
+      auto check = std::make_unique<CheckRecomputation>();
+      const auto* c = check.get();
+      callbacks.add(std::move(check));
+      agent->learn(512, &callbacks);
+      EXPECT_EQ(c->checked(), 2);
+      EXPECT_EQ(agent->last_training().backend, backend.empty() ? Backend::inline_loop : Backend::threads);
+    }
 }
 
 TEST_F(PpoRecurrent, ActCarriesTheStateAndResetsItAtEpisodeStarts) {

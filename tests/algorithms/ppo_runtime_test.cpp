@@ -75,10 +75,6 @@ TEST_F(PpoRuntime, NormalisedObservationsOnActorsFoldEveryStepIntoTheStatistics)
 
 TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
   auto opts = small_actor_preset("0");
-  opts.push_back("hyperparams.policy.recurrent.cell=lstm");
-  EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }),
-              HasSubstr("hyperparams.policy.recurrent"));
-  opts = small_actor_preset("0");
   opts.push_back("hyperparams.n_envs=8");
   EXPECT_THAT(test::error_of([&] { make_agent("ppo", "CartPole-v1", opts); }), HasSubstr("hyperparams.n_envs"));
 }
