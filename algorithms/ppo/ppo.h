@@ -14,10 +14,11 @@
 //
 // With `runtime: {actors: N, ...}` in the preset, N actor threads collect each rollout in
 // parallel (n_steps steps of their envs, all with the parameters of the last update; see
-// ppo_actor.h) and this thread runs the update. With normalize_obs the actors normalise with the
-// statistics published beside those parameters (ActingPolicy); the learner folds each round's
-// observations into the statistics after recording it, so they lag the inline loop's by one
-// rollout. A recurrent policy's actors keep their envs' RNN states and send each step's start
+// ppo_actor.h) and this thread runs the update. With normalize_obs each actor starts a
+// trajectory from the statistics published beside those parameters (ActingPolicy) and folds in
+// its observations step by step, as the inline loop does, sending the normalised observations
+// with the trajectory; the learner trains on those and folds the round's observations into the
+// statistics it publishes next. A recurrent policy's actors keep their envs' RNN states and send each step's start
 // flag and state with the trajectory; the learner re-runs every round from those states, as the
 // inline loop re-runs its rollout from the state it began with.
 #pragma once
@@ -38,14 +39,16 @@ namespace rlzoo {
 
 struct StepEpisodes;
 struct Trajectory;
+struct PpoActorLayout;
 
 // What actor threads and processes replicate: the actor-critic and, with normalize_obs, the
-// observation statistics it normalises with (float64 buffers), published as one snapshot so
-// that a replica never pairs weights with another version's statistics.
+// observation statistics the actors start each trajectory from (float64 buffers, the last
+// three tensors of a snapshot), published as one snapshot so that an actor never pairs weights
+// with another version's statistics.
 struct ActingPolicyImpl : torch::nn::Module {
   ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool normalized);
   ActorCritic policy;
-  torch::Tensor obs_mean, obs_var;  // undefined without normalisation
+  torch::Tensor obs_mean, obs_var, obs_count;  // undefined without normalisation
 };
 TORCH_MODULE(ActingPolicy);
 
@@ -117,6 +120,8 @@ class PpoAgent : public Agent {
   std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
   // Floats in one env's recurrent state (0 for a feed-forward policy).
   std::size_t state_floats() const;
+  // What an actor sends and keeps (ppo_actor.h): masks, recurrent state, normalised observations.
+  PpoActorLayout actor_layout() const;
   // Publishes the policy with the current observation statistics (the actors' next version).
   void publish(ModuleParameterStore& store);
   std::int64_t rollout_envs() const;

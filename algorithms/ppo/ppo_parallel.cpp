@@ -37,15 +37,21 @@ ActingPolicyImpl::ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool n
   if (!normalized) return;
   obs_mean = register_buffer("obs_mean", torch::zeros({obs_numel}, torch::kFloat64));
   obs_var = register_buffer("obs_var", torch::ones({obs_numel}, torch::kFloat64));
+  obs_count = register_buffer("obs_count", torch::zeros({1}, torch::kFloat64));
 }
 
 void PpoAgent::publish(ModuleParameterStore& store) {
-  if (!acting_)
+  if (!acting_) {
     acting_ = ActingPolicy(policy_, spec_.observation_space.numel(), obs_norm_ != nullptr);
+    // Buffers come after the parameters, the module's own before its children's: with these
+    // three the only ones, they are a snapshot's last tensors, where PpoActorPolicy reads them.
+    RLZOO_CHECK(acting_->buffers().size() == (obs_norm_ ? 3u : 0u), "ActingPolicy: unexpected buffers");
+  }
   if (obs_norm_) {
     torch::NoGradGuard no_grad;
     acting_->obs_mean.copy_(torch::tensor(obs_norm_->statistics().mean(), torch::kFloat64));
     acting_->obs_var.copy_(torch::tensor(obs_norm_->statistics().var(), torch::kFloat64));
+    acting_->obs_count.fill_(obs_norm_->statistics().count());
   }
   store.publish(snapshot_module(*acting_));
 }
@@ -78,7 +84,9 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   if (rnn) buffer_->set_initial_state(state_of(extras));
   bool go_on = true;
   for (std::int64_t t = 0; t < T; ++t) {
-    const auto obs = preprocess(observation_tensors(obs_space, round.obs_at(t).data(), n, true), /*update=*/false);
+    auto obs = observation_tensors(obs_space, round.obs_at(t).data(), n, true);
+    if (obs_norm_)  // as the actor normalised them (its statistics, folded step by step)
+      obs[0] = extras.slice(1, k - obs_space.numel()).reshape(obs[0].sizes());
     const auto masks = masks_at(t);
     torch::Tensor actions;
     if (policy_->continuous()) {
@@ -118,9 +126,10 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   }
   buffer_->compute_returns_and_advantages(continued_values(last, state_after, last_starts).cpu(), cfg_.gamma,
                                           cfg_.gae_lambda);
-  // The actors normalised this round with the statistics published with its parameters (the
+  // The actors began this round from the statistics published with its parameters (the
   // learner's, unchanged since): only now are its observations folded in, step by step as the
-  // inline loop does, for the next round.
+  // inline loop does, for the next round. (Time-outs and the last observations above are
+  // normalised with these published statistics.)
   if (obs_norm_)
     for (std::int64_t t = 0; t < T; ++t)
       obs_norm_->update(observation_tensors(obs_space, round.obs_at(t).data(), n, true)[0]);
@@ -139,10 +148,9 @@ std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStor
   const auto one_state = S ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
   return std::make_shared<ModuleEvaluator>(
       obs_space, mask_size, S ? 1 + S : 0, static_cast<std::size_t>(d) + 2 + S, replica.ptr(),
-      [replica, d, one_state, clip = cfg_.clip_obs, eps = obs_norm_ ? obs_norm_->epsilon() : 0.0](
-          std::vector<torch::Tensor> obs, const torch::Tensor& masks, const torch::Tensor& inputs) mutable {
-        if (replica->obs_mean.defined())  // the statistics published with these weights, as the learner's preprocess()
-          obs[0] = ObservationNormalizer::apply(obs[0], replica->obs_mean, replica->obs_var, clip, eps);
+      // The observations arrive normalised by the actor (PpoActorPolicy) where that is configured.
+      [replica, d, one_state](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks,
+                              const torch::Tensor& inputs) mutable {
         auto sampled = [d](const ActionDistribution& dist, const torch::Tensor& values) {
           const auto a = dist.sample();
           const auto rows = values.size(0);
@@ -164,19 +172,32 @@ std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStor
       &store);
 }
 
+PpoActorLayout PpoAgent::actor_layout() const {
+  PpoActorLayout layout;
+  layout.mask_size = static_cast<std::size_t>(spec_.has_action_mask ? spec_.action_space.n() : 0);
+  layout.state_floats = state_floats();
+  if (obs_norm_) {
+    layout.normalized_obs = spec_.observation_space.numel();
+    layout.clip_obs = obs_norm_->clip();
+    layout.obs_epsilon = obs_norm_->epsilon();
+  }
+  return layout;
+}
+
 std::optional<ActorRole> PpoAgent::actor_role() {
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
-  const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
+  const PpoActorLayout layout = actor_layout();
   ActorRole role;
-  const std::size_t S = state_floats();
-  role.shape = TrajectoryShape{cfg_.n_steps, setup().preset.runtime.envs_per_actor, spec_.observation_space.byte_size(),
-                               act_space.byte_size(), static_cast<std::size_t>(d) + 2 + (S ? 1 + S : 0), mask_size};
+  role.shape = TrajectoryShape{cfg_.n_steps,
+                               setup().preset.runtime.envs_per_actor,
+                               spec_.observation_space.byte_size(),
+                               act_space.byte_size(),
+                               layout.extras(static_cast<std::size_t>(d)),
+                               layout.mask_size};
   role.on_policy = true;
-  role.make_policy = [this, act_space, mask_size, S](const ModuleParameterStore& store,
-                                                     int) -> std::unique_ptr<ActorPolicy> {
-    return std::make_unique<PpoActorPolicy>(make_replica(store), store, act_space, mask_size,
-                                            /*wait_for_rounds=*/false, S);
+  role.make_policy = [this, act_space, layout](const ModuleParameterStore& store, int) -> std::unique_ptr<ActorPolicy> {
+    return std::make_unique<PpoActorPolicy>(make_replica(store), store, act_space, layout, /*wait_for_rounds=*/false);
   };
   return role;
 }
@@ -189,11 +210,10 @@ void PpoAgent::learn_parallel(TrainingRun& run) {
   const Space& obs_space = spec_.observation_space;
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
-  const std::size_t S = state_floats();
-  const std::size_t in_bytes = obs_space.byte_size() + (spec_.has_action_mask ? act_space.n() : 0) +
-                               (S ? (1 + S) * sizeof(float) : 0);
+  const PpoActorLayout layout = actor_layout();
+  const std::size_t S = layout.state_floats;
+  const std::size_t in_bytes = obs_space.byte_size() + layout.mask_size + (S ? (1 + S) * sizeof(float) : 0);
   const std::size_t out_floats = static_cast<std::size_t>(d) + 2 + S;
-  const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
 
   // Declared before the fleet: actors use them until it has joined.
   ModuleParameterStore store;
@@ -213,7 +233,7 @@ void PpoAgent::learn_parallel(TrainingRun& run) {
                    [&](int) -> std::unique_ptr<ActorPolicy> {
                      return std::make_unique<PpoActorPolicy>(
                          actor_evaluator(server.get(), in_bytes, out_floats * sizeof(float), replica), store,
-                         act_space, mask_size, /*wait_for_rounds=*/true, S);
+                         act_space, layout);
                    });
   fleet.on_stop([&] {
     if (server) server->stop();
