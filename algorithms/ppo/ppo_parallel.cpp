@@ -77,7 +77,8 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   // re-runs the round from the actors' states; the state after each step bootstraps time-outs.
   auto starts_of = [&](const torch::Tensor& extras) { return extras.select(1, d + 2).gt(0.5); };
   auto state_of = [&](const torch::Tensor& extras) {
-    return state_of_rows(extras.slice(1, d + 3), one_state).to(device_);
+    return state_of_rows(extras.slice(1, d + 3, d + 3 + static_cast<std::int64_t>(state_floats())), one_state)
+        .to(device_);
   };
   buffer_->reset();
   torch::Tensor extras = extras_at(0), state_after;

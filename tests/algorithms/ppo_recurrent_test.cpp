@@ -96,13 +96,15 @@ class CheckRecomputation : public Callback {
   int checked_ = 0;
 };
 
-// Inline, and on 2 actor threads (each with its own replica, or one inference server for both):
-// the actors' states and start flags travel with the rounds, and the learner re-runs them.
+// Inline, and on 2 actor threads (each with its own replica, or one inference server for both;
+// with normalised observations): the actors' states and start flags travel with the rounds, and
+// the learner re-runs them.
 TEST_F(PpoRecurrent, SequenceMinibatchesRecomputeTheRollout) {
   const std::vector<std::vector<std::string>> backends{
       {},
       {"runtime.actors=2", "runtime.envs_per_actor=2"},
-      {"runtime.actors=2", "runtime.envs_per_actor=2", "runtime.inference.max_batch=4"}};
+      {"runtime.actors=2", "runtime.envs_per_actor=2", "runtime.inference.max_batch=4"},
+      {"runtime.actors=2", "runtime.envs_per_actor=2", "hyperparams.normalize_obs=true"}};
   for (const auto& backend : backends)
     for (const auto& [cell, shared] : {std::pair{"lstm", false}, std::pair{"gru", true}}) {
       SCOPED_TRACE(fmt::format("{} {}", cell, fmt::join(backend, " ")));
