@@ -66,10 +66,6 @@ YAML::Node PpoAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
 
 std::vector<torch::Tensor> PpoAgent::learner_parameters() { return policy_->parameters(); }
 
-double PpoAgent::progress_remaining() const {
-  return std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup().preset.n_timesteps));
-}
-
 std::vector<torch::Tensor> PpoAgent::preprocess(std::vector<torch::Tensor> obs, bool update) {
   if (obs_norm_) obs[0] = obs_norm_->normalize(obs[0], update);
   return obs;
@@ -213,10 +209,7 @@ std::pair<ActionDistribution, torch::Tensor> PpoAgent::evaluate_minibatch(const 
 }
 
 void PpoAgent::update(TrainingMonitor& monitor) {
-  const double remaining = progress_remaining();
-  const double lr = cfg_.lr_schedule == "linear" ? cfg_.learning_rate * remaining : cfg_.learning_rate;
-  const double clip = cfg_.clip_range_schedule == "linear" ? cfg_.clip_range * remaining : cfg_.clip_range;
-  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  const auto [lr, clip] = apply_ppo_schedule(cfg_, *optimizer_, num_timesteps_, setup().preset.n_timesteps);
 
   const PpoUpdateStats stats = run_ppo_epochs(
       cfg_, clip, *optimizer_, policy_->parameters(), [this] { return minibatches(); },

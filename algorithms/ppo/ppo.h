@@ -128,7 +128,6 @@ class PpoAgent : public Agent {
   void update(class TrainingMonitor& monitor);
   void create_envs();
   void reset_recurrent_state();
-  double progress_remaining() const;
 
   PpoConfig cfg_;
   EnvSpec spec_;

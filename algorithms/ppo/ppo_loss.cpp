@@ -1,5 +1,6 @@
 #include "algorithms/ppo/ppo_loss.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "agents/gradient_guard.h"
@@ -54,6 +55,17 @@ void PpoUpdateStats::record(Logger& log, const RolloutBuffer& buffer, double lr,
   log.record("train/explained_variance", explained);
   log.record("train/learning_rate", lr);
   log.record("train/clip_range", clip);
+}
+
+PpoSchedule apply_ppo_schedule(const PpoConfig& cfg, torch::optim::Optimizer& optimizer, std::int64_t num_timesteps,
+                               std::int64_t n_timesteps) {
+  const double remaining =
+      std::max(0.0, 1.0 - static_cast<double>(num_timesteps) / static_cast<double>(n_timesteps));
+  const PpoSchedule s{cfg.lr_schedule == "linear" ? cfg.learning_rate * remaining : cfg.learning_rate,
+                      cfg.clip_range_schedule == "linear" ? cfg.clip_range * remaining : cfg.clip_range};
+  for (auto& group : optimizer.param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(s.learning_rate);
+  return s;
 }
 
 PpoUpdateStats run_ppo_epochs(

@@ -52,6 +52,15 @@ struct PpoUpdateStats {
   void record(Logger& log, const RolloutBuffer& buffer, double lr, double clip) const;
 };
 
+// The learning rate and clip range of the next update, with the optimiser's (Adam's) learning
+// rate set to it: a `linear` schedule scales the value by the progress remaining,
+// max(0, 1 - num_timesteps / n_timesteps), as SB3's; `constant` keeps it.
+struct PpoSchedule {
+  double learning_rate = 0, clip_range = 0;
+};
+PpoSchedule apply_ppo_schedule(const PpoConfig& cfg, torch::optim::Optimizer& optimizer, std::int64_t num_timesteps,
+                               std::int64_t n_timesteps);
+
 // PPO's update: n_epochs passes over fresh `minibatches()`, each minibatch scored by
 // `evaluate` (the policy's distribution and values on it), stopped early by target_kl; before
 // each optimiser step `before_step` may touch the gradients (a distributed reducer), then the

@@ -271,12 +271,8 @@ void SecbadAgent::update_vae(TrainingMonitor& monitor) {
 }
 
 void SecbadAgent::update_policy(TrainingMonitor& monitor) {
-  const double remaining =
-      std::max(0.0, 1.0 - static_cast<double>(num_timesteps_) / static_cast<double>(setup().preset.n_timesteps));
   const PpoConfig& p = cfg_.ppo;
-  const double lr = p.lr_schedule == "linear" ? p.learning_rate * remaining : p.learning_rate;
-  const double clip = p.clip_range_schedule == "linear" ? p.clip_range * remaining : p.clip_range;
-  for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  const auto [lr, clip] = apply_ppo_schedule(p, *optimizer_, num_timesteps_, setup().preset.n_timesteps);
   const PpoUpdateStats stats = run_ppo_epochs(
       p, clip, *optimizer_, policy_->parameters(), [this, &p] { return buffer_->minibatches(p.batch_size); },
       [this](const RolloutBuffer::Batch& mb) { return policy_->forward(mb.obs); }, {}, n_updates_, num_timesteps_);
