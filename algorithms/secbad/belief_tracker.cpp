@@ -151,4 +151,50 @@ std::int64_t BeliefTracker::hypotheses(std::int64_t i) const {
                                          : 0;
 }
 
+namespace {
+
+torch::Tensor int64s(std::span<const std::int64_t> v) {
+  return torch::tensor(std::vector<std::int64_t>(v.begin(), v.end()), torch::kInt64);
+}
+std::vector<std::int64_t> int64s(const torch::Tensor& t) {
+  const auto c = t.to(torch::kInt64).contiguous();
+  return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+
+}  // namespace
+
+TensorMap BeliefTracker::state() const {
+  TensorMap out;
+  for (std::size_t i = 0; i < envs_.size(); ++i) {
+    const std::string env = "env" + std::to_string(i) + ".";
+    const EnvState& e = envs_[i];
+    if (e.hidden.defined()) out[env + "hidden"] = e.hidden;
+    out[env + "candidates.hidden"] = e.candidates.hidden();
+    out[env + "candidates.lengths"] = int64s(e.candidates.lengths());
+    out[env + "posterior.lengths"] = int64s(e.posterior.lengths());
+    const auto lp = e.posterior.log_probs();
+    out[env + "posterior.log_probs"] = torch::tensor(std::vector<double>(lp.begin(), lp.end()), torch::kFloat64);
+    out[env + "belief"] = beliefs_[i];
+  }
+  return out;
+}
+
+void BeliefTracker::load_state(const TensorMap& state) {
+  auto at = [&](const std::string& name) {
+    const auto it = state.find(name);
+    if (it == state.end()) throw UserError("belief tracker state: no tensor '" + name + "'");
+    return it->second;
+  };
+  for (std::size_t i = 0; i < envs_.size(); ++i) {
+    const std::string env = "env" + std::to_string(i) + ".";
+    EnvState& e = envs_[i];
+    if (state.count(env + "hidden")) e.hidden = at(env + "hidden");
+    e.candidates.restore(at(env + "candidates.hidden"), int64s(at(env + "candidates.lengths")));
+    const auto lp = at(env + "posterior.log_probs").to(torch::kFloat64).contiguous();
+    e.posterior.restore(int64s(at(env + "posterior.lengths")),
+                        {lp.data_ptr<double>(), lp.data_ptr<double>() + lp.numel()});
+    beliefs_[i] = at(env + "belief");
+  }
+}
+
 }  // namespace rlzoo::secbad

@@ -18,6 +18,7 @@
 #include "algorithms/secbad/belief_vae.h"
 #include "algorithms/secbad/candidate_encoder.h"
 #include "algorithms/secbad/segment_posterior.h"
+#include "core/torch/tensor_io.h"
 
 namespace rlzoo::secbad {
 
@@ -49,6 +50,11 @@ class BeliefTracker {
   // hypotheses; other modes: 0.
   std::int64_t map_length(std::int64_t i) const;
   std::int64_t hypotheses(std::int64_t i) const;
+
+  // Every env's encoder state, candidates, posterior and belief as named tensors (a checkpoint
+  // holds them so that training resumes mid-episode exactly), and back.
+  TensorMap state() const;
+  void load_state(const TensorMap& state);
 
  private:
   struct EnvState {

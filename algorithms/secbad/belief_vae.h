@@ -75,6 +75,8 @@ class EpisodeBuffer {
   explicit EpisodeBuffer(std::int64_t capacity) : capacity_(capacity) {}
   void add(Episode e);
   std::int64_t size() const { return static_cast<std::int64_t>(episodes_.size()); }
+  // Oldest first (what add() kept; a checkpoint adds them back in this order).
+  const std::deque<Episode>& episodes() const { return episodes_; }
   // `n` episodes drawn uniformly with replacement.
   std::vector<const Episode*> sample(std::int64_t n, Rng& rng) const;
 

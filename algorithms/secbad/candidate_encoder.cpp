@@ -11,6 +11,14 @@ void CandidateEncoder::reset() {
   lengths_.clear();
 }
 
+void CandidateEncoder::restore(torch::Tensor hidden, std::vector<std::int64_t> lengths) {
+  RLZOO_CHECK(hidden.dim() == 2 && hidden.size(0) == static_cast<std::int64_t>(lengths.size()) &&
+                  hidden.size(1) == cell_->options.hidden_size(),
+              "CandidateEncoder: a restored state must be [candidates, hidden] with one length per candidate");
+  hidden_ = std::move(hidden);
+  lengths_ = std::move(lengths);
+}
+
 void CandidateEncoder::step(const torch::Tensor& x) {
   const auto row = x.reshape({1, -1});
   const auto k = hidden_.size(0);

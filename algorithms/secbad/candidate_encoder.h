@@ -30,6 +30,8 @@ class CandidateEncoder {
   const torch::Tensor& hidden() const { return hidden_; }  // [K, H]
   std::span<const std::int64_t> lengths() const { return lengths_; }
   std::int64_t size() const { return static_cast<std::int64_t>(lengths_.size()); }
+  // Puts back a state read from hidden() and lengths() (a checkpoint).
+  void restore(torch::Tensor hidden, std::vector<std::int64_t> lengths);
 
  private:
   torch::nn::GRUCell cell_;

@@ -410,7 +410,75 @@ CheckpointWriter SecbadAgent::checkpoint() const {
   if (reward_norm_) state["reward_normalizer"] = reward_norm_->state();
   w.add_json("state.json", state);
   add_training_envs(w, venv_.get());
+  // Mid-episode state, so that training resumes exactly: the episodes in progress and the VAE's
+  // buffer, and the beliefs the training envs act on.
+  if (!open_.empty()) w.add("episodes.pt", save_tensors(episode_state()));
+  if (tracker_ && !open_.empty()) w.add("belief_tracker.pt", save_tensors(tracker_->state()));
   return w;
+}
+
+TensorMap SecbadAgent::episode_state() const {
+  TensorMap out;
+  auto put = [&](const std::string& name, const torch::Tensor& t) {
+    if (t.defined()) out[name] = t;
+  };
+  for (std::size_t i = 0; i < open_.size(); ++i) {
+    const OpenEpisode& o = open_[i];
+    const std::string p = "open" + std::to_string(i) + ".";
+    put(p + "states", torch::stack(o.states));
+    if (!o.actions.empty()) put(p + "actions", torch::stack(o.actions));
+    if (!o.contexts.empty()) put(p + "contexts", torch::stack(o.contexts));
+    put(p + "rewards", torch::tensor(o.rewards, torch::kFloat64));
+    put(p + "starts", torch::tensor(std::vector<std::int64_t>(o.starts.begin(), o.starts.end()), torch::kInt64));
+    put(p + "next_start", torch::tensor(std::vector<std::int64_t>{o.next_start ? 1 : 0}, torch::kInt64));
+  }
+  std::size_t j = 0;
+  for (const Episode& e : episodes_.episodes()) {
+    const std::string p = "vae" + std::to_string(j++) + ".";
+    put(p + "states", e.states);
+    put(p + "actions", e.actions);
+    put(p + "rewards", e.rewards);
+    put(p + "segment_start", e.segment_start);
+    put(p + "contexts", e.contexts);
+  }
+  return out;
+}
+
+void SecbadAgent::load_episode_state(const TensorMap& state, const std::string& where) {
+  auto at = [&](const std::string& name) {
+    const auto it = state.find(name);
+    if (it == state.end()) throw UserError(fmt::format("{}: episodes.pt has no tensor '{}'", where, name));
+    return it->second;
+  };
+  auto maybe = [&](const std::string& name) {
+    const auto it = state.find(name);
+    return it == state.end() ? torch::Tensor() : it->second;
+  };
+  auto rows = [](const torch::Tensor& t) { return t.defined() ? t.unbind(0) : std::vector<torch::Tensor>{}; };
+  open_.assign(static_cast<std::size_t>(venv_->num_envs()), OpenEpisode{});
+  for (std::size_t i = 0; i < open_.size(); ++i) {
+    OpenEpisode& o = open_[i];
+    const std::string p = "open" + std::to_string(i) + ".";
+    o.states = rows(at(p + "states"));
+    o.actions = rows(maybe(p + "actions"));
+    o.contexts = rows(maybe(p + "contexts"));
+    const auto r = at(p + "rewards").to(torch::kFloat64).contiguous();
+    o.rewards.assign(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
+    const auto s = at(p + "starts").to(torch::kInt64).contiguous();
+    for (std::int64_t k = 0; k < s.numel(); ++k) o.starts.push_back(static_cast<std::uint8_t>(s.data_ptr<std::int64_t>()[k]));
+    o.next_start = at(p + "next_start").item<std::int64_t>() != 0;
+  }
+  episodes_ = EpisodeBuffer(cfg_.vae.buffer_episodes);
+  for (std::size_t j = 0; state.count("vae" + std::to_string(j) + ".states"); ++j) {
+    const std::string p = "vae" + std::to_string(j) + ".";
+    Episode e;
+    e.states = at(p + "states");
+    e.actions = at(p + "actions");
+    e.rewards = at(p + "rewards");
+    e.segment_start = at(p + "segment_start");
+    e.contexts = maybe(p + "contexts");
+    episodes_.add(std::move(e));
+  }
 }
 
 void SecbadAgent::restore(const CheckpointReader& reader) {
@@ -434,8 +502,13 @@ void SecbadAgent::restore(const CheckpointReader& reader) {
   create_envs();
   restore_training_envs(*venv_, reader,
                         static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
-  // Episodes in progress restart their VAE record here (the VAE's buffer starts empty).
-  start_episodes();
+  if (reader.has("episodes.pt")) {
+    load_episode_state(load_tensors(reader, "episodes.pt"), reader.dir().string());
+    if (tracker_) tracker_->load_state(load_tensors(reader, "belief_tracker.pt"));
+  } else {
+    // A checkpoint written before episodes were saved: they restart here, the VAE's buffer empty.
+    start_episodes();
+  }
 }
 
 void register_secbad() {
@@ -452,7 +525,7 @@ void register_secbad() {
     // Checkpoints keep the networks, optimisers, normalisers and envs, but not the belief VAE's
     // episode buffer nor its record of the episodes in progress: a resumed secbad or varibad
     // run refills them, so it does not continue exactly.
-    caps.exact_resume = m != Method::secbad && m != Method::varibad;
+    caps.exact_resume = true;
     register_algorithm(method_name(m), algorithm_entry<SecbadAgent, SecbadConfig>(description, caps, m));
   }
 }

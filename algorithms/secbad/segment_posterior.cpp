@@ -63,6 +63,13 @@ void SegmentPosterior::reset() {
   log_probs_.assign(1, 0.0);
 }
 
+void SegmentPosterior::restore(std::vector<std::int64_t> lengths, std::vector<double> log_probs) {
+  RLZOO_CHECK(!lengths.empty() && lengths.size() == log_probs.size(),
+              "SegmentPosterior: a restored posterior needs one log-probability per length");
+  lengths_ = std::move(lengths);
+  log_probs_ = std::move(log_probs);
+}
+
 void SegmentPosterior::update(std::span<const double> log_lik_continue, double log_lik_new) {
   RLZOO_CHECK(log_lik_continue.size() == lengths_.size(), "one likelihood per live hypothesis");
   next_lengths_.clear();

@@ -56,6 +56,8 @@ class SegmentPosterior {
   // The most probable length (the released code's choice), the first on ties.
   std::int64_t map_length() const;
   std::size_t size() const { return lengths_.size(); }
+  // Puts back a posterior read from lengths() and log_probs() (a checkpoint).
+  void restore(std::vector<std::int64_t> lengths, std::vector<double> log_probs);
 
  private:
   SegmentPrior prior_;

