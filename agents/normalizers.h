@@ -21,8 +21,7 @@ class ObservationNormalizer {
   torch::Tensor normalize(const torch::Tensor& obs, bool update);
   // Folds a batch [B, ...] into the statistics without normalising it.
   void update(const torch::Tensor& obs);
-  // normalize()'s arithmetic with given statistics (float64 [numel] mean and var): what an actor
-  // replica computes with the statistics published beside its weights.
+  // normalize()'s arithmetic with given statistics (float64 [numel] mean and var).
   static torch::Tensor apply(const torch::Tensor& obs, const torch::Tensor& mean, const torch::Tensor& var, double clip,
                              double epsilon);
   nlohmann::json state() const { return rms_.state(); }

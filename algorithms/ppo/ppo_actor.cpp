@@ -55,15 +55,19 @@ bool PpoActorPolicy::act(const ActBatch& b) {
   const auto O = static_cast<std::size_t>(layout_.normalized_obs);
   const std::size_t out_floats = action_floats_ + 2 + S;
   const std::byte* obs = b.obs.data();
-  if (obs_norm_) {  // fold this step in, then normalise (float32 rows of the same size)
-    RLZOO_CHECK(obs_bytes == O * sizeof(float), "PpoActorPolicy: normalize_obs needs float32 observations");
-    auto x = torch::from_blob(const_cast<std::byte*>(b.obs.data()), {b.rows, static_cast<std::int64_t>(O)},
-                              torch::kFloat32);
-    const auto y = obs_norm_->normalize(x, /*update=*/true).contiguous();
-    normalized_.assign(y.data_ptr<float>(), y.data_ptr<float>() + rows * O);
-    obs = reinterpret_cast<const std::byte*>(normalized_.data());
-    for (std::size_t r = 0; r < rows; ++r)
-      std::copy_n(normalized_.data() + r * O, O, b.extras.data() + r * k + (k - O));
+  if (obs_norm_) {  // fold this step in, then normalise; the rows keep their float32 or float64 layout
+    const std::size_t element = obs_bytes / O;
+    RLZOO_CHECK(obs_bytes == O * element && (element == 4 || element == 8),
+                "PpoActorPolicy: normalize_obs needs float32 or float64 observations");
+    const auto dtype = element == 4 ? torch::kFloat32 : torch::kFloat64;
+    const auto x = torch::from_blob(const_cast<std::byte*>(b.obs.data()), {b.rows, static_cast<std::int64_t>(O)}, dtype);
+    const auto y = obs_norm_->normalize(x, /*update=*/true).contiguous();  // float32, as the learner trains on
+    const float* f = y.data_ptr<float>();
+    for (std::size_t r = 0; r < rows; ++r) std::copy_n(f + r * O, O, b.extras.data() + r * k + (k - O));
+    const auto as_space = y.to(dtype).contiguous();
+    const auto* bytes = static_cast<const std::byte*>(as_space.data_ptr());
+    normalized_.assign(bytes, bytes + rows * obs_bytes);
+    obs = normalized_.data();
   }
   ConstBytes in(obs, b.obs.size());
   if (M > 0 || S > 0) {  // rows of observation (+ mask) (+ start and state)

@@ -11,7 +11,7 @@
 // evaluator also returns the next state, and the extras go on with [episode start, state before
 // the step], so that the learner re-runs each round from the states the actor had.
 //
-// With normalize_obs (layout.normalized_obs > 0, float32 Box observations) the actor starts each
+// With normalize_obs (layout.normalized_obs > 0, float32 or float64 Box observations) the actor starts each
 // trajectory from the observation statistics published with its parameters (the last three
 // tensors of the snapshot: mean, var, count) and folds in its envs' observations step by step
 // before normalising them, as the inline loop does; the evaluator sees normalised observations
@@ -62,7 +62,8 @@ class PpoActorPolicy : public ActorPolicy {
   std::optional<ObservationNormalizer> obs_norm_;
   std::vector<float> low_, high_;
   std::vector<std::byte> in_;
-  std::vector<float> out_, state_, normalized_;  // the evaluator's rows; each env's state; normalised rows
+  std::vector<float> out_, state_;  // the evaluator's rows; each env's state (rows x state_floats)
+  std::vector<std::byte> normalized_;  // the normalised observation rows, in the space's dtype
 };
 
 }  // namespace rlzoo

@@ -65,6 +65,7 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   const auto mask_size = static_cast<std::int64_t>(round.shape.mask_size);
   const bool rnn = recurrent();
   const auto one_state = rnn ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
+  const auto S = static_cast<std::int64_t>(state_floats());
   auto extras_at = [&](std::int64_t t) {
     return torch::from_blob(const_cast<float*>(round.extras_at(t).data()), {n, k}, torch::kFloat32).clone();
   };
@@ -77,8 +78,7 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   // re-runs the round from the actors' states; the state after each step bootstraps time-outs.
   auto starts_of = [&](const torch::Tensor& extras) { return extras.select(1, d + 2).gt(0.5); };
   auto state_of = [&](const torch::Tensor& extras) {
-    return state_of_rows(extras.slice(1, d + 3, d + 3 + static_cast<std::int64_t>(state_floats())), one_state)
-        .to(device_);
+    return state_of_rows(extras.slice(1, d + 3, d + 3 + S), one_state).to(device_);
   };
   buffer_->reset();
   torch::Tensor extras = extras_at(0), state_after;

@@ -444,7 +444,7 @@ TensorMap SecbadAgent::episode_state() const {
   return out;
 }
 
-void SecbadAgent::load_episode_state(const TensorMap& state, const std::string& where) {
+void SecbadAgent::load_episode_state(const TensorMap& state, const std::string& where, bool open_episodes) {
   auto at = [&](const std::string& name) {
     const auto it = state.find(name);
     if (it == state.end()) throw UserError(fmt::format("{}: episodes.pt has no tensor '{}'", where, name));
@@ -455,8 +455,8 @@ void SecbadAgent::load_episode_state(const TensorMap& state, const std::string& 
     return it == state.end() ? torch::Tensor() : it->second;
   };
   auto rows = [](const torch::Tensor& t) { return t.defined() ? t.unbind(0) : std::vector<torch::Tensor>{}; };
-  open_.assign(static_cast<std::size_t>(venv_->num_envs()), OpenEpisode{});
-  for (std::size_t i = 0; i < open_.size(); ++i) {
+  if (open_episodes) open_.assign(static_cast<std::size_t>(venv_->num_envs()), OpenEpisode{});
+  for (std::size_t i = 0; open_episodes && i < open_.size(); ++i) {
     OpenEpisode& o = open_[i];
     const std::string p = "open" + std::to_string(i) + ".";
     o.states = rows(at(p + "states"));
@@ -502,12 +502,16 @@ void SecbadAgent::restore(const CheckpointReader& reader) {
   create_envs();
   restore_training_envs(*venv_, reader,
                         static_cast<std::uint64_t>(setup().preset.seed) + static_cast<std::uint64_t>(num_timesteps_));
-  if (reader.has("episodes.pt")) {
-    load_episode_state(load_tensors(reader, "episodes.pt"), reader.dir().string());
-    if (tracker_) tracker_->load_state(load_tensors(reader, "belief_tracker.pt"));
-  } else {
-    // A checkpoint written before episodes were saved: they restart here, the VAE's buffer empty.
+  // The episodes in progress and their beliefs continue only where the envs did (envs.json;
+  // envs that cannot be saved restart their episodes). A checkpoint written before episodes
+  // were saved restarts them too, with the VAE's buffer empty.
+  const bool envs_continue = reader.has("envs.json") && reader.has("episodes.pt");
+  if (reader.has("episodes.pt"))
+    load_episode_state(load_tensors(reader, "episodes.pt"), reader.dir().string(), envs_continue);
+  if (!envs_continue) {
     start_episodes();
+  } else if (tracker_) {
+    tracker_->load_state(load_tensors(reader, "belief_tracker.pt"));
   }
 }
 
@@ -522,9 +526,8 @@ void register_secbad() {
     AlgorithmCapabilities caps;
     caps.learning = LearningKind::on_policy;
     caps.backends = {Backend::inline_loop};
-    // Checkpoints keep the networks, optimisers, normalisers and envs, but not the belief VAE's
-    // episode buffer nor its record of the episodes in progress: a resumed secbad or varibad
-    // run refills them, so it does not continue exactly.
+    // Checkpoints keep the networks, optimisers, normalisers, envs, the VAE's episode buffer, the
+    // episodes in progress and the beliefs (episodes.pt, belief_tracker.pt): resume is exact.
     caps.exact_resume = true;
     register_algorithm(method_name(m), algorithm_entry<SecbadAgent, SecbadConfig>(description, caps, m));
   }

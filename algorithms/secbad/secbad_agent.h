@@ -115,9 +115,10 @@ class SecbadAgent : public Agent {
     bool next_start = true;  // the next step begins a segment
   };
   std::vector<OpenEpisode> open_;
-  // open_ and episodes_ as named tensors (a checkpoint's episodes.pt), and back.
+  // open_ and episodes_ as named tensors (a checkpoint's episodes.pt), and back (open_ only
+  // when `open_episodes`: the envs continue their episodes).
   TensorMap episode_state() const;
-  void load_episode_state(const TensorMap& state, const std::string& where);
+  void load_episode_state(const TensorMap& state, const std::string& where, bool open_episodes);
   Rng rng_;
   torch::Tensor action_low_, action_high_;
   std::int64_t num_timesteps_ = 0, n_updates_ = 0, vae_updates_ = 0;

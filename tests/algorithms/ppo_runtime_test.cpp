@@ -73,6 +73,19 @@ TEST_F(PpoRuntime, NormalisedObservationsOnActorsFoldEveryStepIntoTheStatistics)
   EXPECT_EQ(agent->act(torch::zeros({2, 3})).size(0), 2);
 }
 
+// MuJoCo observations are float64: the actors normalise them and hand the network rows of the
+// same layout, while the learner trains on the float32 values sent beside them.
+TEST_F(PpoRuntime, NormalisedFloat64ObservationsOnActors) {
+  auto opts = small_actor_preset("4");
+  opts.push_back("hyperparams.normalize_obs=true");
+  auto agent = make_agent("ppo", "InvertedPendulum-v4", opts);
+  ASSERT_EQ(agent->env_spec().observation_space.dtype(), DType::Float64);
+  agent->set_progress_bar(false);
+  agent->learn(256);
+  const auto state = nlohmann::json::parse(agent->checkpoint().files().at("state.json"));
+  EXPECT_NEAR(state.at("obs_normalizer").at("count").get<double>(), 256.0, 0.01);
+}
+
 TEST_F(PpoRuntime, ConfigErrorsNameTheKey) {
   auto opts = small_actor_preset("0");
   opts.push_back("hyperparams.n_envs=8");
