@@ -2,6 +2,10 @@
 
 namespace rlzoo {
 
+namespace {
+
+// One inference server around `shared` (which then runs on the server thread only) when
+// runtime.inference.max_batch > 0; null otherwise.
 std::unique_ptr<BatchingServer> make_inference_server(const RuntimeConfig& runtime,
                                                       const std::function<std::shared_ptr<BatchEvaluator>()>& shared) {
   if (runtime.inference.max_batch <= 0) return nullptr;
@@ -12,12 +16,7 @@ std::unique_ptr<BatchingServer> make_inference_server(const RuntimeConfig& runti
       BatchingOptions{runtime.inference.max_batch, runtime.inference.max_wait_us, runtime.actors});
 }
 
-std::shared_ptr<BatchEvaluator> actor_evaluator(BatchingServer* server, std::size_t in_row_bytes,
-                                                std::size_t out_row_bytes,
-                                                const std::function<std::shared_ptr<BatchEvaluator>()>& make_replica) {
-  if (server) return std::make_shared<ServedEvaluator>(*server, in_row_bytes, out_row_bytes);
-  return make_replica();
-}
+}  // namespace
 
 ActorFleetOptions preset_fleet_options(const PresetConfig& preset, std::int64_t steps_per_trajectory,
                                        std::int64_t num_timesteps) {
@@ -45,6 +44,35 @@ void run_round_training(Agent& agent, TrainingRun& run, TrajectorySource& source
     return go_on;
   });
   run_learner(source, learner);  // ends early when interrupted (SIGINT/SIGTERM)
+}
+
+void run_threads_training(Agent& agent, TrainingRun& run, ModuleParameterStore& store, const ActorThreadsSetup& setup,
+                          const std::function<bool(const Trajectory&)>& learn_round) {
+  const PresetConfig& preset = agent.preset();
+  std::unique_ptr<BatchingServer> server = make_inference_server(preset.runtime, setup.make_replica);
+  ActorFleet fleet(preset_fleet_options(preset, setup.steps_per_trajectory, agent.num_timesteps()),
+                   preset_env_factory(preset), [&](int actor) -> std::unique_ptr<ActorPolicy> {
+                     std::shared_ptr<BatchEvaluator> evaluator =
+                         server ? std::make_shared<ServedEvaluator>(*server, server->in_row_bytes(),
+                                                                    server->out_row_bytes())
+                                : setup.make_replica();
+                     return setup.make_policy(std::move(evaluator), actor);
+                   });
+  fleet.on_stop([&] {
+    if (server) server->stop();
+    store.wake();
+  });
+  run_actor_training(agent, run, fleet, server.get(), learn_round);
+}
+
+void run_inline_training(Agent& agent, TrainingRun& run, InlineTrajectorySource& source,
+                         const std::function<bool(const Trajectory&)>& learn_round) {
+  FunctionLearner learner([&](const Trajectory& round) {
+    const bool go_on = learn_round(round);
+    run.end_cycle(agent.num_timesteps());
+    return go_on;
+  });
+  run_learner(source, learner);
 }
 
 void run_actor_training(Agent& agent, TrainingRun& run, ActorFleet& fleet, const BatchingServer* server,

@@ -1,6 +1,5 @@
 #include "algorithms/dqn/dqn.h"
 
-#include <cstring>
 #include <fmt/format.h>
 #include <limits>
 
@@ -9,7 +8,12 @@
 #include "agents/gradient_guard.h"
 #include "agents/learner_device.h"
 #include "agents/nets/observation.h"
+#include "agents/runtime/module_evaluator.h"
+#include "agents/runtime/runtime_setup.h"
 #include "agents/training_run.h"
+#include "algorithms/dqn/dqn_actor.h"
+#include "core/runtime/inline_source.h"
+#include "core/torch/module_parameters.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/device.h"
 #include "core/torch/tensor_io.h"
@@ -19,6 +23,8 @@ namespace rlzoo {
 namespace {
 // Stream of the exploration Rng, apart from the envs' seeds (seed + i).
 constexpr std::uint64_t kExplorationStream = 0x44514E;  // "DQN"
+// The actor threads' exploration streams.
+constexpr std::uint64_t kActorExplorationStream = 0x41504558;  // "APEX"
 
 EnvSpec probe_spec(const AgentSetup& setup) {
   EnvSpec spec = preset_env_spec(setup);
@@ -52,7 +58,6 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
   q_target_->eval();
   optimizer_ =
       std::make_unique<torch::optim::Adam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
-  actions_.resize(static_cast<std::size_t>(cfg_.n_envs));
   const RuntimeConfig& rt = setup.preset.runtime;
   if (rt.enabled() && cfg_.n_envs != 1 && cfg_.n_envs != rt.total_envs())
     setup.ctx.child("hyperparams.n_envs")
@@ -102,34 +107,6 @@ torch::Tensor DqnAgent::act(const std::vector<torch::Tensor>& obs, const ActOpti
     q = q.masked_fill(options.action_mask.to(torch::kBool).logical_not(), -std::numeric_limits<float>::infinity());
   if (options.deterministic) return q.argmax(1).to(torch::kInt64) + spec_.action_space.start();
   return epsilon_greedy(q, options.action_mask, exploration_rate());
-}
-
-void DqnAgent::choose_actions(bool uniformly_random) {
-  // One coin per env; the Q network runs only when some env acts greedily.
-  const std::int64_t n_envs = venv_->num_envs(), n = spec_.action_space.n();
-  const auto masks = venv_->action_masks();
-  const double eps = uniformly_random ? 1.0 : exploration_rate();
-  bool any_greedy = false;
-  for (std::int64_t e = 0; e < n_envs; ++e) {
-    const std::int64_t a = epsilon_explore(rng_, eps, n, masks.empty() ? nullptr : masks.data() + e * n);
-    actions_[static_cast<std::size_t>(e)] = a >= 0 ? spec_.action_space.start() + a : std::numeric_limits<std::int64_t>::min();
-    any_greedy = any_greedy || a < 0;
-  }
-  if (!any_greedy) return;
-  torch::NoGradGuard no_grad;
-  torch::Tensor q =
-      q_net_->forward(to_device(observation_tensors(spec_.observation_space, venv_->observation_bytes().data(), n_envs),
-                                device_))
-          .cpu();
-  if (!masks.empty()) {
-    const auto legal = torch::from_blob(const_cast<std::uint8_t*>(masks.data()), {n_envs, n}, torch::kUInt8);
-    q = q.masked_fill(legal.logical_not(), -std::numeric_limits<float>::infinity());
-  }
-  const torch::Tensor greedy = q.argmax(1).to(torch::kInt64).contiguous();
-  const std::int64_t* g = greedy.data_ptr<std::int64_t>();
-  for (std::int64_t e = 0; e < n_envs; ++e)
-    if (actions_[static_cast<std::size_t>(e)] == std::numeric_limits<std::int64_t>::min())
-      actions_[static_cast<std::size_t>(e)] = g[e] + spec_.action_space.start();
 }
 
 void DqnAgent::update_target() {
@@ -209,36 +186,83 @@ void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& 
     train(cfg_.gradient_steps > 0 ? cfg_.gradient_steps : collected * buffer_->n_envs(), monitor);
 }
 
-void DqnAgent::run_training(TrainingRun& run) {
-  if (run.backend() == Backend::threads) return learn_parallel(run);
-  if (!venv_) {
-    venv_ = make_vector_env(setup().preset.env, cfg_.n_envs, 1, setup().preset.env_kwargs);
-    venv_->reset(static_cast<std::uint64_t>(setup().preset.seed));
+bool DqnAgent::learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
+                                CallbackList* callbacks) {
+  ensure_buffer();
+  if (round.num_envs() != buffer_->n_envs())
+    throw UserError(fmt::format("dqn: a round of {} envs for a replay buffer of {} envs", round.num_envs(),
+                                buffer_->n_envs()));
+  bool stop = false;
+  std::int64_t collected = 0;
+  for (std::int64_t t = 0; t < round.num_steps() && num_timesteps_ < end && !stop; ++t) {
+    ++collected;
+    const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
+                                round.episode_lengths_at(t)};
+    if (!observe_step(round.obs_at(t), round.actions_at(t), round.rewards_at(t), episodes, round.next_obs_at(t),
+                      round.final_obs_at(t), monitor, callbacks))
+      stop = true;
   }
+  end_cycle(collected, stop, monitor);
+  return !stop;
+}
+
+std::shared_ptr<BatchEvaluator> DqnAgent::q_values(QNetwork q, const ModuleParameterStore* store) const {
+  return std::make_shared<ModuleEvaluator>(
+      spec_.observation_space, static_cast<std::size_t>(spec_.action_space.n()), q.ptr(),
+      [q](const std::vector<torch::Tensor>& obs) mutable { return q->forward(obs); }, store);
+}
+
+void DqnAgent::run_training(TrainingRun& run) {
   ensure_buffer();
   const std::int64_t end = run.target();
-  CallbackList* callbacks = run.callbacks();
-  TrainingMonitor& monitor = run.monitor();
-  const ConstBytes actions(reinterpret_cast<const std::byte*>(actions_.data()), actions_.size() * sizeof(std::int64_t));
-  std::vector<std::byte> obs(venv_->observation_bytes().size());
-  bool stop = false;
-  while (num_timesteps_ < end && !stop) {
-    std::int64_t collected = 0;
-    while (collected < cfg_.train_freq && num_timesteps_ < end && !stop) {
-      // Before learning_starts actions are uniformly random (SB3).
-      choose_actions(num_timesteps_ < cfg_.learning_starts);
-      std::memcpy(obs.data(), venv_->observation_bytes().data(), obs.size());
-      venv_->step(actions);
-      ++collected;
-      const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
-                                  venv_->episode_lengths()};
-      if (!observe_step(obs, actions, venv_->rewards(), episodes, venv_->observation_bytes(),
-                        venv_->final_observation_bytes(), monitor, callbacks))
-        stop = true;
+  if (num_timesteps_ >= end) return;
+  auto learn_round = [&](const Trajectory& round) {
+    return learn_from_round(round, end, run.monitor(), run.callbacks()) && num_timesteps_ < end;
+  };
+  DqnActingSchedule schedule;
+  schedule.start_timesteps = num_timesteps_;
+  schedule.total_timesteps = preset().n_timesteps;
+  schedule.total_envs = buffer_->n_envs();
+
+  if (run.backend() == Backend::inline_loop) {
+    // The learner's thread is the one actor: acting reads q_net_ itself and draws from rng_;
+    // a round is a train_freq cycle, cut short at the step target.
+    if (!venv_) {
+      venv_ = make_vector_env(preset().env, cfg_.n_envs, 1, preset().env_kwargs);
+      venv_->reset(static_cast<std::uint64_t>(preset().seed));
     }
-    end_cycle(collected, stop, monitor);
-    run.end_cycle(num_timesteps_);  // the cycle is complete here: a checkpoint taken now resumes exactly
+    schedule.shared_stream = &rng_;
+    DqnActorPolicy policy(q_values(q_net_, nullptr), spec_.action_space, cfg_, schedule);
+    const std::int64_t n_envs = venv_->num_envs();
+    InlineSourceOptions options;
+    options.steps_per_round = cfg_.train_freq;
+    options.round_steps = [&] { return std::min(cfg_.train_freq, (end - num_timesteps_ + n_envs - 1) / n_envs); };
+    InlineTrajectorySource source(*venv_, policy, std::move(options));
+    return run_inline_training(*this, run, source, learn_round);
   }
+
+  // Actor threads, Ape-X style: each actor explores with its own epsilon and per-env streams.
+  ModuleParameterStore store;  // declared before the fleet: the actors use it until it has joined
+  store.publish(snapshot_module(*q_net_));  // replicas start from the learner's weights
+  schedule.actors = preset().runtime.actors;
+  schedule.seed = derive_seed(static_cast<std::uint64_t>(preset().seed) + static_cast<std::uint64_t>(num_timesteps_),
+                              kActorExplorationStream);
+  ActorThreadsSetup actors;
+  actors.steps_per_trajectory = cfg_.train_freq;
+  actors.make_replica = [&] {
+    return q_values(keeping_torch_rng([&] { return QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy); }),
+                    &store);
+  };
+  actors.make_policy = [&](std::shared_ptr<BatchEvaluator> evaluator, int actor) -> std::unique_ptr<ActorPolicy> {
+    DqnActingSchedule s = schedule;
+    s.actor = actor;
+    return std::make_unique<DqnActorPolicy>(std::move(evaluator), spec_.action_space, cfg_, s);
+  };
+  run_threads_training(*this, run, store, actors, [&](const Trajectory& round) {
+    const bool go_on = learn_round(round);
+    store.publish(snapshot_module(*q_net_));
+    return go_on;
+  });
 }
 
 CheckpointWriter DqnAgent::checkpoint() const {

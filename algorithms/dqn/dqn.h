@@ -6,9 +6,11 @@
 // (policy.dueling) and n-step returns (n_step). Discrete action spaces only.
 // Hyperparameters: algorithms/dqn/dqn_config.h.
 //
-// With `runtime: {actors: N, ...}` in the preset, N actor threads step the envs (each with its
-// own epsilon, Ape-X style, see dqn_actor.h) and feed one replay buffer while this thread
-// learns; the replay ratio (gradient steps per env step) is the synchronous loop's.
+// Acting is DqnActorPolicy (dqn_actor.h) on every backend. Inline, the learner's thread steps
+// n_envs envs with it in train_freq rounds, reading the learner's network and exploration
+// stream. With `runtime: {actors: N, ...}` in the preset, N actor threads step the envs (each
+// with its own epsilon, Ape-X style) and feed one replay buffer while this thread learns; the
+// replay ratio (gradient steps per env step) is the synchronous loop's.
 //
 // Legal-action masks are honoured when acting (greedy and random actions alike); the
 // bootstrap max over next actions does not see them (the replay buffer does not store masks).
@@ -23,6 +25,8 @@
 #include "agents/nets/networks.h"
 #include "algorithms/dqn/dqn_config.h"
 #include "core/common/rng.h"
+#include "core/runtime/actor_policy.h"
+#include "core/torch/module_parameters.h"
 #include "core/vector/vector_env.h"
 
 namespace rlzoo {
@@ -76,8 +80,6 @@ class DqnAgent : public Agent {
   YAML::Node resolved_hyperparams() const override;
 
  private:
-  // Fills actions_ for the vector env's current observations.
-  void choose_actions(bool uniformly_random);
   // Epsilon-greedy over q [B, n] (masks [B, n] bool or undefined) with the agent's Rng.
   torch::Tensor epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps);
   void train(std::int64_t gradient_steps, TrainingMonitor& monitor);
@@ -87,7 +89,9 @@ class DqnAgent : public Agent {
                     ConstBytes next_obs, ConstBytes final_obs, TrainingMonitor& monitor, CallbackList* callbacks);
   // The end of a train_freq cycle of `collected` vector steps.
   void end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor);
-  void learn_parallel(TrainingRun& run);  // the threads backend (dqn_parallel.cpp)
+  // Q-values of `q` for acting (the learner's own network inline, a replica following
+  // `store` on actor threads).
+  std::shared_ptr<BatchEvaluator> q_values(QNetwork q, const ModuleParameterStore* store) const;
   // Envs feeding the replay buffer: runtime.actors * envs_per_actor, else n_envs.
   std::int64_t buffer_envs() const;
   void ensure_buffer();
@@ -101,7 +105,6 @@ class DqnAgent : public Agent {
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<ReplayBuffer> buffer_;
   Rng rng_;  // exploration coins and random actions
-  std::vector<std::int64_t> actions_;
   std::int64_t num_timesteps_ = 0;
   std::int64_t n_calls_ = 0;    // vector-env steps (SB3's _n_calls): the target-update clock
   std::int64_t n_updates_ = 0;  // gradient steps

@@ -26,16 +26,17 @@ double DqnActorPolicy::exploration_rate(std::int64_t step) const {
 }
 
 Rng& DqnActorPolicy::stream(std::int64_t env) {
+  if (schedule_.shared_stream) return *schedule_.shared_stream;
   return rngs_[static_cast<std::size_t>(env - first_env_)];
 }
 
 bool DqnActorPolicy::act(const ActBatch& b) {
   if (first_env_ < 0) {  // the slice is fixed for the actor's life
     first_env_ = b.first_env;
-    for (std::int64_t r = 0; r < b.rows; ++r)
+    for (std::int64_t r = 0; r < b.rows && !schedule_.shared_stream; ++r)
       rngs_.emplace_back(derive_seed(schedule_.seed, static_cast<std::uint64_t>(first_env_ + r)));
   }
-  RLZOO_CHECK(b.first_env == first_env_ && static_cast<std::size_t>(b.rows) == rngs_.size(),
+  RLZOO_CHECK(b.first_env == first_env_ && (schedule_.shared_stream || static_cast<std::size_t>(b.rows) == rngs_.size()),
               "DqnActorPolicy: an actor's env slice must not change");
   const double eps = exploration_rate(b.step);
   auto actions = as_span<std::int64_t>(b.actions);

@@ -6,7 +6,9 @@
 // step start + s * total_envs), then spread over actors Ape-X style (dqn_actor_exploration_rate).
 // Before learning_starts every action is uniformly random, as in the synchronous loop. Each env
 // has its own random stream keyed by its global index, so exploration does not depend on how
-// envs are split over actors. Legal-action masks are honoured.
+// envs are split over actors; on the inline backend (the learner's thread as the one actor)
+// every row draws from the agent's own stream instead, in row order, so that a checkpoint holds
+// it. Legal-action masks are honoured.
 #pragma once
 
 #include <memory>
@@ -26,6 +28,7 @@ struct DqnActingSchedule {
   int actor = 0;
   int actors = 1;
   std::uint64_t seed = 0;            // exploration streams: derive_seed(seed, global env index)
+  Rng* shared_stream = nullptr;      // set: every row draws from it instead (the inline backend)
 };
 
 class DqnActorPolicy : public ActorPolicy {

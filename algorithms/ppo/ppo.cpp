@@ -71,17 +71,6 @@ std::vector<torch::Tensor> PpoAgent::preprocess(std::vector<torch::Tensor> obs, 
   return obs;
 }
 
-std::vector<torch::Tensor> PpoAgent::current_observations() const {
-  return observation_tensors(spec_.observation_space, venv_->observation_bytes().data(), venv_->num_envs(), true);
-}
-
-torch::Tensor PpoAgent::current_masks() const {
-  if (!spec_.has_action_mask) return {};
-  const auto m = venv_->action_masks();
-  return torch::from_blob(const_cast<std::uint8_t*>(m.data()), {venv_->num_envs(), spec_.action_space.n()}, torch::kUInt8)
-      .to(torch::kBool);
-}
-
 torch::Tensor PpoAgent::to_env_actions(const torch::Tensor& actions) const {
   if (!policy_->continuous()) return actions.to(torch::kInt64).contiguous();
   return torch::max(torch::min(actions.to(torch::kFloat32), action_high_), action_low_).contiguous();
@@ -120,14 +109,6 @@ ActResult PpoAgent::act_with_state(const std::vector<torch::Tensor>& obs, const 
   return {to_env_actions((options.deterministic ? out.dist.mode() : out.dist.sample()).cpu()), out.state.cpu()};
 }
 
-std::pair<ActionDistribution, torch::Tensor> PpoAgent::step_policy(const std::vector<torch::Tensor>& obs,
-                                                                   const torch::Tensor& masks) {
-  if (!recurrent()) return policy_->forward(obs, masks);
-  auto out = policy_->forward_sequence(obs, rnn_state_, episode_starts_.view({1, -1}).to(device_), masks);
-  rnn_state_ = out.state;
-  return {std::move(out.dist), out.values};
-}
-
 torch::Tensor PpoAgent::continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
                                          const torch::Tensor& starts) {
   if (!recurrent()) return policy_->value(obs);
@@ -156,38 +137,6 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
   buffer_->add(obs, actions, rewards, dones, values, log_probs, masks, episode_starts);
   num_timesteps_ += n;
   return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
-}
-
-void PpoAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callbacks, bool& stop) {
-  torch::NoGradGuard no_grad;
-  buffer_->reset();
-  if (recurrent()) buffer_->set_initial_state(rnn_state_);
-  while (!buffer_->full()) {
-    const auto obs = preprocess(current_observations(), /*update=*/true);
-    const auto masks = current_masks();
-    const torch::Tensor starts = episode_starts_;  // the flags of obs (undefined: feed-forward)
-    auto [dist, device_values] = step_policy(to_device(obs, device_), masks.defined() ? masks.to(device_) : masks);
-    const auto device_actions = dist.sample();
-    // Back to the CPU, where the envs step and the rollout is kept.
-    const auto log_probs = dist.log_prob(device_actions).cpu();
-    const auto actions = device_actions.cpu(), values = device_values.cpu();
-    const auto env_actions = to_env_actions(actions);
-    venv_->step(ConstBytes(static_cast<const std::byte*>(env_actions.data_ptr()), env_actions.nbytes()));
-    const StepEpisodes episodes{venv_->terminated(), venv_->truncated(), venv_->episode_returns(),
-                                venv_->episode_lengths()};
-    if (!record_step(obs, actions, values, log_probs, masks, starts, rnn_state_, venv_->rewards(), episodes,
-                     venv_->final_observation_bytes(), monitor, callbacks))
-      stop = true;
-    if (recurrent()) {  // same-step autoreset: a finished env's observation now starts an episode
-      const auto n = venv_->num_envs();
-      episode_starts_ =
-          torch::from_blob(const_cast<std::uint8_t*>(episodes.terminated.data()), {n}, torch::kUInt8).to(torch::kBool) |
-          torch::from_blob(const_cast<std::uint8_t*>(episodes.truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
-    }
-  }
-  const auto last_obs = to_device(preprocess(current_observations(), /*update=*/false), device_);
-  const auto last_values = continued_values(last_obs, rnn_state_, episode_starts_).cpu();
-  buffer_->compute_returns_and_advantages(last_values, cfg_.gamma, cfg_.gae_lambda);
 }
 
 std::int64_t PpoAgent::envs_per_minibatch() const {
@@ -219,21 +168,6 @@ void PpoAgent::update(TrainingMonitor& monitor) {
   stats.record(log, *buffer_, lr, clip);
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
   if (policy_->continuous()) log.record("train/std", policy_->log_std().exp().mean().item<double>());
-}
-
-void PpoAgent::run_training(TrainingRun& run) {
-  if (run.backend() != Backend::inline_loop) return learn_parallel(run);
-  if (!venv_) {
-    create_envs();
-    venv_->reset(static_cast<std::uint64_t>(preset().seed));
-    reset_recurrent_state();
-  }
-  bool stop = false;
-  while (num_timesteps_ < run.target() && !stop) {
-    collect_rollout(run.monitor(), run.callbacks(), stop);
-    update(run.monitor());
-    run.end_cycle(num_timesteps_);
-  }
 }
 
 void PpoAgent::create_envs() {
@@ -269,7 +203,7 @@ CheckpointWriter PpoAgent::checkpoint() const {
   if (reward_norm_) state["reward_normalizer"] = reward_norm_->state();
   w.add_json("state.json", state);
   add_training_envs(w, venv_.get());
-  if (rnn_state_.defined())  // the training envs' RNN state, mid-episode as the envs are
+  if (venv_ && rnn_state_.defined())  // the training envs' RNN state, mid-episode as the envs are
     w.add("recurrent_state.pt", save_tensors({{"state", rnn_state_}, {"episode_starts", episode_starts_}}));
   return w;
 }

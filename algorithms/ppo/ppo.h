@@ -12,7 +12,10 @@
 // recomputes the rollout's log-probabilities and values exactly before its first step. A
 // time-out is bootstrapped with V(final observation) from the state before the reset.
 //
-// With `runtime: {actors: N, ...}` in the preset, N actor threads collect each rollout in
+// Rollouts are collected by PpoActorPolicy (ppo_actor.h) on every backend and recorded from the
+// rounds the backend delivers (ppo_rollouts.cpp). Inline, the learner's thread is the one actor,
+// stepping n_envs envs with the learner's own network. With `runtime: {actors: N, ...}` in the
+// preset, N actor threads collect each rollout in
 // parallel (n_steps steps of their envs, all with the parameters of the last update; see
 // ppo_actor.h) and this thread runs the update. With normalize_obs each actor starts a
 // trajectory from the statistics published beside those parameters (ActingPolicy) and folds in
@@ -93,14 +96,7 @@ class PpoAgent : public Agent {
  private:
   // Observation tensors as the network sees them (normalised when configured).
   std::vector<torch::Tensor> preprocess(std::vector<torch::Tensor> obs, bool update);
-  std::vector<torch::Tensor> current_observations() const;
-  torch::Tensor current_masks() const;
   torch::Tensor to_env_actions(const torch::Tensor& actions) const;
-  void collect_rollout(class TrainingMonitor& monitor, CallbackList* callbacks, bool& stop);
-  // The policy on the training envs' current observations; a recurrent policy advances
-  // rnn_state_ (reset where episode_starts_ is set).
-  std::pair<ActionDistribution, torch::Tensor> step_policy(const std::vector<torch::Tensor>& obs,
-                                                           const torch::Tensor& masks);
   // V(obs) of envs continuing from `state` (recurrent policies; reset where `starts` [B] is set).
   torch::Tensor continued_values(const std::vector<torch::Tensor>& obs, const torch::Tensor& state,
                                  const torch::Tensor& starts);
@@ -112,18 +108,23 @@ class PpoAgent : public Agent {
                    const torch::Tensor& log_probs, const torch::Tensor& masks, const torch::Tensor& episode_starts,
                    const torch::Tensor& state_after, std::span<const double> rewards, const StepEpisodes& episodes,
                    ConstBytes final_obs, class TrainingMonitor& monitor, CallbackList* callbacks);
-  // A runtime round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
+  // A round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
-  void learn_parallel(TrainingRun& run);  // the threads and processes backends (ppo_parallel.cpp)
-  // A network replica reading `store`, giving [action, log-prob, value] rows (recurrent:
-  // [episode start, state] rows in, the next state appended to the output).
+  // Acting through `acting` (the learner's own ActingPolicy inline, a replica following `store`
+  // on actors), giving [action, log-prob, value] rows (recurrent: [episode start, state] rows
+  // in, the next state appended to the output).
+  std::shared_ptr<BatchEvaluator> acting_evaluator(ActingPolicy acting, const ModuleParameterStore* store) const;
+  // A new replica following `store` (actor threads and processes).
   std::shared_ptr<BatchEvaluator> make_replica(const ModuleParameterStore& store) const;
+  // policy_ with the observation statistics (made on first use; shares policy_'s parameters).
+  ActingPolicy& acting_policy();
   // Floats in one env's recurrent state (0 for a feed-forward policy).
   std::size_t state_floats() const;
   // What an actor sends and keeps (ppo_actor.h): masks, recurrent state, normalised observations.
   PpoActorLayout actor_layout() const;
-  // Publishes the policy with the current observation statistics (the actors' next version).
-  void publish(ModuleParameterStore& store);
+  // Publishes the policy with the current observation statistics (the actors' next version);
+  // statistics_only: just the statistics (the inline backend, whose actor reads policy_ itself).
+  void publish(ModuleParameterStore& store, bool statistics_only);
   std::int64_t rollout_envs() const;
   void update(class TrainingMonitor& monitor);
   void create_envs();

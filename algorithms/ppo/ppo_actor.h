@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "agents/normalizers.h"
@@ -51,6 +52,9 @@ class PpoActorPolicy : public ActorPolicy {
   std::size_t num_extras() const override { return layout_.extras(action_floats_); }
   std::uint64_t begin_trajectory(std::uint64_t sequence, const StopSource& stop) override;
   bool act(const ActBatch& batch) override;
+  // Recurrent policies: each env's state to go on from (rows x state_floats, in env order);
+  // without it every env starts from zeros.
+  void set_recurrent_state(std::span<const float> rows) { state_.assign(rows.begin(), rows.end()); }
 
  private:
   std::shared_ptr<BatchEvaluator> evaluator_;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/runtime/actor_policy.h"
 #include "core/runtime/bounded_queue.h"
@@ -50,5 +51,23 @@ struct ActorLoopOptions {
 // Runs on the actor's thread. Returns the number of trajectories sent.
 std::int64_t run_actor_loop(VectorEnv& envs, ActorPolicy& policy, TrajectorySink& sink,
                             const ActorLoopOptions& options, const StopSource& stop);
+
+// Where an actor's stream of steps stands between trajectories: which rows start an episode
+// (what ActBatch::episode_starts passes on) and the actor's vector steps so far.
+struct ActorStreamState {
+  std::vector<std::uint8_t> episode_starts;  // one flag per env; empty: every row starts one
+  std::int64_t step = 0;
+};
+
+// The shape of the trajectories `policy` makes on `envs` (num_steps as given).
+TrajectoryShape actor_trajectory_shape(const VectorEnv& envs, const ActorPolicy& policy, std::int64_t num_steps);
+
+// Fills `trajectory` (already of its shape, with actor, sequence, env_offset and
+// policy_version set) with trajectory.num_steps() steps of `envs`, acting with `policy`, and
+// advances `stream`. False when `stop` was requested between steps or the policy's evaluator
+// shut down: the trajectory is then partial. What run_actor_loop does per trajectory, and what
+// the inline backend does on the learner's thread.
+bool fill_trajectory(VectorEnv& envs, ActorPolicy& policy, Trajectory& trajectory, ActorStreamState& stream,
+                     const StopSource& stop);
 
 }  // namespace rlzoo

@@ -49,6 +49,8 @@ class BatchingServer {
   // Stops the server thread; waiting and later evaluate() calls return false. Idempotent.
   void stop();
 
+  std::size_t in_row_bytes() const { return in_row_bytes_; }
+  std::size_t out_row_bytes() const { return out_row_bytes_; }
   // Handler calls and rows served so far (mean batch = rows / batches).
   std::uint64_t batches() const;
   std::uint64_t rows_served() const;

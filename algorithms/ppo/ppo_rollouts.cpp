@@ -1,5 +1,5 @@
-// PPO with runtime actor threads (preset `runtime.actors > 0`): rollouts collected in
-// parallel, the update on the calling thread.
+// PPO's experience on every backend: its acting policy (PpoActorPolicy over the actor-critic),
+// the rounds the backends deliver recorded into the rollout buffer, and run_training().
 #include <fmt/format.h>
 
 #include "agents/nets/observation.h"
@@ -9,7 +9,7 @@
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_actor.h"
 #include "core/runtime/actor_fleet.h"
-#include "core/runtime/batching_server.h"
+#include "core/runtime/inline_source.h"
 #include "core/torch/device.h"
 #include "core/torch/module_parameters.h"
 
@@ -40,20 +40,31 @@ ActingPolicyImpl::ActingPolicyImpl(ActorCritic p, std::int64_t obs_numel, bool n
   obs_count = register_buffer("obs_count", torch::zeros({1}, torch::kFloat64));
 }
 
-void PpoAgent::publish(ModuleParameterStore& store) {
+ActingPolicy& PpoAgent::acting_policy() {
   if (!acting_) {
     acting_ = ActingPolicy(policy_, spec_.observation_space.numel(), obs_norm_ != nullptr);
     // Buffers come after the parameters, the module's own before its children's: with these
     // three the only ones, they are a snapshot's last tensors, where PpoActorPolicy reads them.
     RLZOO_CHECK(acting_->buffers().size() == (obs_norm_ ? 3u : 0u), "ActingPolicy: unexpected buffers");
   }
+  return acting_;
+}
+
+void PpoAgent::publish(ModuleParameterStore& store, bool statistics_only) {
+  acting_policy();
   if (obs_norm_) {
     torch::NoGradGuard no_grad;
     acting_->obs_mean.copy_(torch::tensor(obs_norm_->statistics().mean(), torch::kFloat64));
     acting_->obs_var.copy_(torch::tensor(obs_norm_->statistics().var(), torch::kFloat64));
     acting_->obs_count.fill_(obs_norm_->statistics().count());
   }
-  store.publish(snapshot_module(*acting_));
+  if (!statistics_only) {
+    store.publish(snapshot_module(*acting_));
+    return;
+  }
+  ParameterSnapshot statistics;  // the snapshot's last three tensors, as PpoActorPolicy reads them
+  for (const auto& b : acting_->buffers()) statistics.tensors.push_back(b.clone());
+  store.publish(std::move(statistics));
 }
 
 bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, CallbackList* callbacks) {
@@ -86,8 +97,14 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   bool go_on = true;
   for (std::int64_t t = 0; t < T; ++t) {
     auto obs = observation_tensors(obs_space, round.obs_at(t).data(), n, true);
-    if (obs_norm_)  // as the actor normalised them (its statistics, folded step by step)
-      obs[0] = extras.slice(1, k - obs_space.numel()).reshape(obs[0].sizes());
+    if (obs_norm_) {
+      // The actors began the round from the statistics published with its parameters (these,
+      // unchanged since) and folded in each step before normalising it; the learner folds the
+      // same steps in the same order, so its time-out bootstraps below see the statistics the
+      // step was normalised with, and the next round starts from them.
+      obs_norm_->update(obs[0]);
+      obs[0] = extras.slice(1, k - obs_space.numel()).reshape(obs[0].sizes());  // as the actor normalised them
+    }
     const auto masks = masks_at(t);
     torch::Tensor actions;
     if (policy_->continuous()) {
@@ -127,25 +144,19 @@ bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, C
   }
   buffer_->compute_returns_and_advantages(continued_values(last, state_after, last_starts).cpu(), cfg_.gamma,
                                           cfg_.gae_lambda);
-  // The actors began this round from the statistics published with its parameters (the
-  // learner's, unchanged since): only now are its observations folded in, step by step as the
-  // inline loop does, for the next round. (Time-outs and the last observations above are
-  // normalised with these published statistics.)
-  if (obs_norm_)
-    for (std::int64_t t = 0; t < T; ++t)
-      obs_norm_->update(observation_tensors(obs_space, round.obs_at(t).data(), n, true)[0]);
+  if (rnn) {  // where the envs' sequences stand: what the inline backend goes on from, and saves
+    rnn_state_ = state_after;
+    episode_starts_ = last_starts;
+  }
   return go_on;
 }
 
-std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStore& store) const {
+std::shared_ptr<BatchEvaluator> PpoAgent::acting_evaluator(ActingPolicy replica, const ModuleParameterStore* store) const {
   const Space& obs_space = spec_.observation_space;
   const Space& act_space = spec_.action_space;
   const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
   const std::size_t S = state_floats();
-  ActingPolicy replica = keeping_torch_rng([&] {
-    return ActingPolicy(ActorCritic(obs_space, act_space, cfg_.policy), obs_space.numel(), cfg_.normalize_obs);
-  });
   const auto one_state = S ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
   return std::make_shared<ModuleEvaluator>(
       obs_space, mask_size, S ? 1 + S : 0, static_cast<std::size_t>(d) + 2 + S, replica.ptr(),
@@ -170,7 +181,15 @@ std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStor
         parts.push_back(state_rows(out.state));
         return torch::cat(parts, 1);
       },
-      &store);
+      store);
+}
+
+std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStore& store) const {
+  return acting_evaluator(keeping_torch_rng([&] {
+                            return ActingPolicy(ActorCritic(spec_.observation_space, spec_.action_space, cfg_.policy),
+                                                spec_.observation_space.numel(), cfg_.normalize_obs);
+                          }),
+                          &store);
 }
 
 PpoActorLayout PpoAgent::actor_layout() const {
@@ -203,44 +222,54 @@ std::optional<ActorRole> PpoAgent::actor_role() {
   return role;
 }
 
-void PpoAgent::learn_parallel(TrainingRun& run) {
-  const RuntimeConfig& rt = preset().runtime;
+void PpoAgent::run_training(TrainingRun& run) {
+  const Backend backend = run.backend();
+  if (backend == Backend::inline_loop && !venv_) {
+    create_envs();
+    venv_->reset(static_cast<std::uint64_t>(preset().seed));
+    reset_recurrent_state();
+  }
   if (!buffer_ || buffer_->n_envs() != rollout_envs())
     buffer_ = std::make_unique<RolloutBuffer>(cfg_.n_steps, rollout_envs());
   const std::int64_t target = run.target();
-  const Space& obs_space = spec_.observation_space;
   const Space& act_space = spec_.action_space;
-  const std::int64_t d = policy_->continuous() ? act_space.numel() : 1;
   const PpoActorLayout layout = actor_layout();
-  const std::size_t S = layout.state_floats;
-  const std::size_t in_bytes = obs_space.byte_size() + layout.mask_size + (S ? (1 + S) * sizeof(float) : 0);
-  const std::size_t out_floats = static_cast<std::size_t>(d) + 2 + S;
+  // Inline, the actor reads the learner's own network and the store carries only the
+  // observation statistics; actor threads and processes replicate the network from it.
+  const bool inline_loop = backend == Backend::inline_loop;
 
-  // Declared before the fleet: actors use them until it has joined.
+  // Declared before the fleet: actors use it until the fleet has joined.
   ModuleParameterStore store;
-  publish(store);  // version 1: what round 0 is collected with
+  publish(store, inline_loop);  // version 1: what round 0 is collected with
   auto learn_round = [&](const Trajectory& round) {
     RLZOO_CHECK(round.policy_version == store.version(), "PPO: a rollout was collected with stale parameters");
     const bool go_on = record_round(round, run.monitor(), run.callbacks());
     update(run.monitor());
-    publish(store);  // the actors' next rollout waits for this
+    publish(store, inline_loop);  // the next rollout waits for this
     return go_on && num_timesteps_ < target;
   };
-  if (run.backend() == Backend::processes) return run_remote_training(*this, run, *actor_role(), store, learn_round);
 
-  auto replica = [&]() { return make_replica(store); };
-  std::unique_ptr<BatchingServer> server = make_inference_server(rt, replica);
-  ActorFleet fleet(preset_fleet_options(setup().preset, cfg_.n_steps, num_timesteps_), preset_env_factory(setup().preset),
-                   [&](int) -> std::unique_ptr<ActorPolicy> {
-                     return std::make_unique<PpoActorPolicy>(
-                         actor_evaluator(server.get(), in_bytes, out_floats * sizeof(float), replica), store,
-                         act_space, layout);
-                   });
-  fleet.on_stop([&] {
-    if (server) server->stop();
-    store.wake();
-  });
-  run_actor_training(*this, run, fleet, server.get(), learn_round);
+  if (inline_loop) {
+    PpoActorPolicy policy(acting_evaluator(acting_policy(), nullptr), store, act_space, layout);
+    InlineSourceOptions options;
+    options.steps_per_round = cfg_.n_steps;
+    if (recurrent()) {  // the envs' sequences go on from where the last rollout left them
+      const auto rows = state_rows(rnn_state_).contiguous();
+      policy.set_recurrent_state({rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())});
+      const auto starts = episode_starts_.to(torch::kUInt8).contiguous();
+      options.episode_starts.assign(starts.data_ptr<std::uint8_t>(), starts.data_ptr<std::uint8_t>() + starts.numel());
+    }
+    InlineTrajectorySource source(*venv_, policy, std::move(options));
+    return run_inline_training(*this, run, source, learn_round);
+  }
+  if (backend == Backend::processes) return run_remote_training(*this, run, *actor_role(), store, learn_round);
+  ActorThreadsSetup actors;
+  actors.steps_per_trajectory = cfg_.n_steps;
+  actors.make_replica = [&] { return make_replica(store); };
+  actors.make_policy = [&](std::shared_ptr<BatchEvaluator> evaluator, int) -> std::unique_ptr<ActorPolicy> {
+    return std::make_unique<PpoActorPolicy>(std::move(evaluator), store, act_space, layout);
+  };
+  run_threads_training(*this, run, store, actors, learn_round);
 }
 
 }  // namespace rlzoo
