@@ -124,9 +124,9 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
   const auto n = static_cast<std::int64_t>(rewards_in.size());
   // A recurrent policy sees a time-out's final observation as the episode's next step: from the
   // state after this step, not reset.
-  const auto [rewards, dones] = ppo_step_rewards(
-      rewards_in, episodes.terminated, episodes.truncated, reward_norm_.get(), cfg_.gamma,
-      [&](const torch::Tensor& timeouts) {
+  add_ppo_step(
+      *buffer_, obs, actions, values, log_probs, masks, episode_starts, rewards_in, episodes.terminated,
+      episodes.truncated, reward_norm_.get(), cfg_.gamma, [&](const torch::Tensor& timeouts) {
         auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
         for (auto& f : finals) f = f.index_select(0, timeouts);
         const auto x = to_device(preprocess(finals, /*update=*/false), device_);
@@ -134,7 +134,6 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
                                 torch::zeros({timeouts.size(0)}, torch::kBool))
             .cpu();
       });
-  buffer_->add(obs, actions, rewards, dones, values, log_probs, masks, episode_starts);
   num_timesteps_ += n;
   return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
 }

@@ -107,4 +107,14 @@ StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const st
   return out;
 }
 
+void add_ppo_step(RolloutBuffer& buffer, const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
+                  const torch::Tensor& values, const torch::Tensor& log_probs, const torch::Tensor& masks,
+                  const torch::Tensor& episode_starts, std::span<const double> rewards,
+                  std::span<const std::uint8_t> terminated, std::span<const std::uint8_t> truncated,
+                  RewardNormalizer* norm, double gamma,
+                  const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values) {
+  const StepRewards step = ppo_step_rewards(rewards, terminated, truncated, norm, gamma, final_values);
+  buffer.add(obs, actions, step.rewards, step.dones, values, log_probs, masks, episode_starts);
+}
+
 }  // namespace rlzoo

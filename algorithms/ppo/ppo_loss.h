@@ -1,5 +1,6 @@
-// PPO's minibatch loss (clipped surrogate, optionally clipped value loss, entropy bonus) and the
-// statistics PPO logs per update, shared by every agent that runs PPO updates (ppo, secbad).
+// PPO's rollout step recording, minibatch loss (clipped surrogate, optionally clipped value
+// loss, entropy bonus), schedules, epochs and the statistics PPO logs per update, shared by
+// every agent that runs PPO (ppo, the SeCBAD family).
 #pragma once
 
 #include <torch/torch.h>
@@ -28,6 +29,17 @@ struct StepRewards {
 StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
                              std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
                              const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values);
+
+// One vector-env step of a PPO rollout into `buffer`: the rewards and done flags as
+// ppo_step_rewards() makes them, with what the policy gave for the step (obs as it saw them;
+// masks and episode_starts undefined where unused). The one way every PPO learner (ppo, the
+// SeCBAD family) records a step.
+void add_ppo_step(RolloutBuffer& buffer, const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
+                  const torch::Tensor& values, const torch::Tensor& log_probs, const torch::Tensor& masks,
+                  const torch::Tensor& episode_starts, std::span<const double> rewards,
+                  std::span<const std::uint8_t> terminated, std::span<const std::uint8_t> truncated,
+                  RewardNormalizer* norm, double gamma,
+                  const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values);
 
 struct PpoLoss {
   torch::Tensor loss, pg_loss, value_loss, entropy_loss;

@@ -228,15 +228,14 @@ void SecbadAgent::collect_rollout(TrainingMonitor& monitor, CallbackList* callba
     }
 
     // PPO's bookkeeping: time-outs bootstrap from the final state with the belief it was acted on with.
-    const auto [rewards, dones] =
-        ppo_step_rewards(raw_rewards, term, trunc, reward_norm_.get(), cfg_.ppo.gamma, [&](const torch::Tensor& rows) {
-          std::vector<torch::Tensor> fin;
-          for (const auto& x : obs) fin.push_back(x.index_select(0, rows));
-          fin[0] = state_norm_ ? state_norm_->normalize(finals.index_select(0, rows), false)
-                               : finals.index_select(0, rows);
-          return policy_->value(fin);
-        });
-    buffer_->add(obs, actions, rewards, dones, values, log_probs);
+    add_ppo_step(*buffer_, obs, actions, values, log_probs, {}, {}, raw_rewards, term, trunc, reward_norm_.get(),
+                 cfg_.ppo.gamma, [&](const torch::Tensor& rows) {
+                   std::vector<torch::Tensor> fin;
+                   for (const auto& x : obs) fin.push_back(x.index_select(0, rows));
+                   fin[0] = state_norm_ ? state_norm_->normalize(finals.index_select(0, rows), false)
+                                        : finals.index_select(0, rows);
+                   return policy_->value(fin);
+                 });
     num_timesteps_ += n;
     const StepEpisodes episodes{term, trunc, venv_->episode_returns(), venv_->episode_lengths()};
     if (!monitor.after_step(*this, episodes, num_timesteps_, callbacks)) stop = true;
