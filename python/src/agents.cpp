@@ -126,7 +126,6 @@ class PyAgent {
 
   void learn(std::int64_t timesteps, bool progress_bar) {
     InUse use(busy_, "this agent");
-    if (timesteps < 1) throw UserError(fmt::format("learn: timesteps must be >= 1, got {}", timesteps));
     CallbackList callbacks;
     auto signals = std::make_unique<PythonSignals>();
     auto* watch = signals.get();

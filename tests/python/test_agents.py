@@ -151,6 +151,9 @@ class TrainedThroughTheBindings(unittest.TestCase):
         self.assertIn("bogus", str(caught.exception))
         with self.assertRaises(rlzoo.UserError):
             rlzoo.make_agent("no-such-algo", "CartPole-v1")
+        with self.assertRaises(rlzoo.UserError) as caught:  # the training driver's guard
+            rlzoo.make_agent("ppo", "CartPole-v1").learn(0)
+        self.assertIn("learn: env steps must be >= 1, got 0", str(caught.exception))
         self.assertIn("ppo", rlzoo.list_algorithms())
 
 
