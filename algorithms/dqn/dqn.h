@@ -10,7 +10,9 @@
 // n_envs envs with it in train_freq rounds, reading the learner's network and exploration
 // stream. With `runtime: {actors: N, ...}` in the preset, N actor threads step the envs (each
 // with its own epsilon, Ape-X style) and feed one replay buffer while this thread learns; the
-// replay ratio (gradient steps per env step) is the synchronous loop's.
+// replay ratio (gradient steps per env step) is the synchronous loop's. Callbacks see a round's
+// steps once it is collected; when one asks to stop, the rest of that round (fewer than
+// train_freq steps) is not stored or counted, and the replay buffer ends its streams there.
 //
 // Legal-action masks are honoured when acting (greedy and random actions alike); the
 // bootstrap max over next actions does not see them (the replay buffer does not store masks).
