@@ -37,8 +37,22 @@ std::string AlgorithmCapabilities::backend_list() const {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+std::string space_kind_list(const std::vector<SpaceKind>& kinds) {
+  std::vector<std::string_view> names;
+  for (SpaceKind k : kinds) names.push_back(space_kind_name(k));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+bool AlgorithmCapabilities::handles(const EnvSpec& env) const {
+  auto in = [](const std::vector<SpaceKind>& kinds, SpaceKind k) {
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  };
+  return in(observation_spaces, env.observation_space.kind()) && in(action_spaces, env.action_space.kind());
+}
+
 std::string AlgorithmCapabilities::describe() const {
-  std::string s = fmt::format("{}; backends: {}", learning_kind_name(learning), backend_list());
+  std::string s = fmt::format("{}; observations: {}; actions: {}; backends: {}", learning_kind_name(learning),
+                              space_kind_list(observation_spaces), space_kind_list(action_spaces), backend_list());
   if (several_learners) s += "; several learners";
   if (gpu) s += "; cpu or cuda";
   if (recurrent_policies) s += "; recurrent policies";
@@ -100,6 +114,21 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
     setup.ctx.child("device").fail(
         child(preset, "device"),
         fmt::format("{} trains on the CPU only (device '{}' asked for); use device: cpu", algorithm, device));
+}
+
+void check_env_spaces(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
+                      const AlgorithmCapabilities& caps, const EnvSpec& env) {
+  if (caps.handles(env)) return;
+  const bool obs_ok = std::find(caps.observation_spaces.begin(), caps.observation_spaces.end(),
+                                env.observation_space.kind()) != caps.observation_spaces.end();
+  const Space& space = obs_ok ? env.action_space : env.observation_space;
+  const char* what = obs_ok ? "actions" : "observations";
+  const std::string takers = algorithms_that([&](const AlgorithmCapabilities& c) { return c.handles(env); });
+  const YAML::Node node = preset.IsDefined() && preset.IsMap() ? preset["env"] : YAML::Node();
+  setup.ctx.child("env").fail(
+      node, fmt::format("{} learns on {} {}; env {} has {} {} (algorithms that take its kinds of spaces: {})", algorithm,
+                        space_kind_list(obs_ok ? caps.action_spaces : caps.observation_spaces), what, env.id,
+                        space.describe(), what, takers));
 }
 
 std::string algorithms_that(const std::function<bool(const AlgorithmCapabilities&)>& pred) {

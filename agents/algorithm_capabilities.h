@@ -17,6 +17,9 @@
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
+#include "core/env/env.h"
+#include "core/spaces/space.h"
+
 namespace rlzoo {
 
 struct AgentSetup;
@@ -35,6 +38,11 @@ std::string_view learning_kind_name(LearningKind kind);
 
 struct AlgorithmCapabilities {
   LearningKind learning = LearningKind::on_policy;
+  // The kinds of env spaces it learns on, checked against the preset's env before the agent is
+  // made. Finer limits (a Discrete space that does not start at 0, one particular env) stay
+  // the algorithm's own checks, with their own errors.
+  std::vector<SpaceKind> observation_spaces{SpaceKind::Box};
+  std::vector<SpaceKind> action_spaces{SpaceKind::Discrete};
   // Backends in order of preference: `runtime.backend: auto` without actors takes the first.
   std::vector<Backend> backends{Backend::inline_loop};
   // `--learners N`: the driver broadcasts rank 0's parameters when learn() starts and the
@@ -58,6 +66,7 @@ struct AlgorithmCapabilities {
 
   bool supports(Backend backend) const;
   std::string backend_list() const;  // "inline, threads"
+  bool handles(const EnvSpec& env) const;  // its observation and action space kinds are declared
   // One line for `rlzoo list algos` and docs/presets.md: "on-policy; backends inline, threads; ...".
   std::string describe() const;
 };
@@ -72,6 +81,13 @@ Backend requested_backend(const RuntimeConfig& runtime, const AlgorithmCapabilit
 // itself (backend inline with actors, threads or processes without).
 void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
                                const AlgorithmCapabilities& caps);
+// Refuses, with a ConfigError at the preset's `env` line naming the env's space, what the
+// algorithm takes and which algorithms take it, an env whose space kinds `caps` does not declare.
+void check_env_spaces(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
+                      const AlgorithmCapabilities& caps, const EnvSpec& env);
+
+// "Box, Dict": the kinds, for tables and messages.
+std::string space_kind_list(const std::vector<SpaceKind>& kinds);
 
 // The ids of registered algorithms whose capabilities satisfy `pred`, comma-separated, for
 // error messages ("these can: dqn, ppo").

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "agents/agent.h"
 #include "agents/algorithm_registry.h"
@@ -301,6 +302,21 @@ AlgorithmCheckReport check_algorithm(const std::string& id, const AlgorithmCheck
                      "an agent was made for an undeclared backend");
     });
   }
+  check("refuses[spaces]", [&]() -> std::string {
+    // The first registered env whose space kinds the algorithm does not declare.
+    for (const std::string& env : env_registry().names()) {
+      std::optional<EnvSpec> spec;
+      try {
+        spec = make_env(env)->spec();
+      } catch (const std::exception&) {
+        continue;  // an env that needs keyword arguments
+      }
+      if (caps.handles(*spec)) continue;
+      return refusal([&] { make_agent(id, env, {}); }, "learns on",
+                     fmt::format("an agent was made for {}, whose space kinds are not declared", env));
+    }
+    return "skip: it declares the space kinds of every registered env";
+  });
   if (!caps.several_learners) {
     check("refuses[several learners]", [&]() -> std::string {
       auto agent = make(caps.backends.front());

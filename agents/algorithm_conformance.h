@@ -19,8 +19,9 @@
 //                         exactly) learn(T), save, load, learn(T) gives the same saved
 //                         state, blob for blob (optimiser blobs excepted: LibTorch keys them by
 //                         tensor address), as learn(T), learn(T) in one agent;
-//   refuses[<what>]       every undeclared backend and a GPU device are refused when the agent
-//                         is made, several learners when learn() starts;
+//   refuses[<what>]       every undeclared backend, a GPU device and the first registered env
+//                         whose space kinds it does not declare are refused when the agent is
+//                         made, several learners when learn() starts;
 //   export                export_policy() gives a policy exactly when the algorithm declares
 //                         it exportable.
 //

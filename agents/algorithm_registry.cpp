@@ -24,7 +24,9 @@ AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx) {
   };
   check_id("algo", algorithm_registry().contains(setup.preset.algo), [&] { algorithm_registry().get(setup.preset.algo); });
   check_id("env", env_registry().contains(setup.preset.env), [&] { env_registry().get(setup.preset.env); });
-  check_preset_capabilities(setup, preset, setup.preset.algo, algorithm_registry().get(setup.preset.algo).capabilities);
+  const AlgorithmCapabilities& caps = algorithm_registry().get(setup.preset.algo).capabilities;
+  check_preset_capabilities(setup, preset, setup.preset.algo, caps);
+  check_env_spaces(setup, preset, setup.preset.algo, caps, preset_env_spec(setup));
   return setup;
 }
 

@@ -331,6 +331,8 @@ void DmcAgent::restore(const CheckpointReader& reader) {
 
 void register_dmc() {
   AlgorithmCapabilities caps;
+  caps.observation_spaces = {SpaceKind::Box};  // DouDizhu's encoding (the agent refuses other envs)
+  caps.action_spaces = {SpaceKind::Discrete};
   caps.learning = LearningKind::on_policy;  // Monte-Carlo targets of recent games (DouZero's actors lag a little)
   caps.backends = {Backend::threads};       // whole games are played by actor threads (runtime.actors, at least 1)
   caps.several_learners = true;

@@ -25,21 +25,11 @@ namespace {
 constexpr std::uint64_t kExplorationStream = 0x44514E;  // "DQN"
 // The actor threads' exploration streams.
 constexpr std::uint64_t kActorExplorationStream = 0x41504558;  // "APEX"
-
-EnvSpec probe_spec(const AgentSetup& setup) {
-  EnvSpec spec = preset_env_spec(setup);
-  try {
-    require_discrete_actions(spec.action_space, "dqn", spec.id);
-  } catch (const UserError& e) {
-    setup.ctx.child("env").fail(YAML::Mark::null_mark(), e.what());
-  }
-  return spec;
-}
 }  // namespace
 
 DqnAgent::DqnAgent(const AgentSetup& setup)
     : Agent(setup),
-      spec_(probe_spec(setup)),
+      spec_(preset_env_spec(setup)),  // Discrete actions: checked against the capabilities
       rng_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), kExplorationStream)) {
   cfg_ = parse_config<DqnConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
   device_ = learner_device(setup);
@@ -315,6 +305,8 @@ std::optional<PolicyExport> DqnAgent::export_policy() const {
 
 void register_dqn() {
   AlgorithmCapabilities caps;
+  caps.observation_spaces = {SpaceKind::Box, SpaceKind::Discrete, SpaceKind::MultiDiscrete, SpaceKind::MultiBinary, SpaceKind::Dict};  // the shared encoders
+  caps.action_spaces = {SpaceKind::Discrete};
   caps.learning = LearningKind::off_policy;
   caps.backends = {Backend::inline_loop, Backend::threads};
   caps.several_learners = true;

@@ -39,8 +39,8 @@ struct Trajectory;
 
 class DqnAgent : public Agent {
  public:
-  // Throws a UserError (naming the preset and its `env` key) for an env whose action space is
-  // not Discrete, and a ConfigError for invalid hyperparams.
+  // Throws a ConfigError for invalid hyperparams. (An env whose actions are not Discrete is
+  // refused before, at the preset's `env` key, against the declared capabilities.)
   explicit DqnAgent(const AgentSetup& setup);
 
   std::string algorithm() const override { return "dqn"; }

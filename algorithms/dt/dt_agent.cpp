@@ -305,6 +305,7 @@ void DtAgent::restore(const CheckpointReader& reader) {
 void register_dt() {
   for (ModelKind k : {ModelKind::dt, ModelKind::bc}) {
     AlgorithmCapabilities caps;
+    caps.action_spaces = {SpaceKind::Discrete, SpaceKind::Box};
     caps.learning = LearningKind::offline;
     caps.backends = {Backend::inline_loop};
     caps.several_learners = true;

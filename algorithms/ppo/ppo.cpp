@@ -234,6 +234,8 @@ void PpoAgent::restore(const CheckpointReader& reader) {
 
 void register_ppo() {
   AlgorithmCapabilities caps;
+  caps.observation_spaces = {SpaceKind::Box, SpaceKind::Discrete, SpaceKind::MultiDiscrete, SpaceKind::MultiBinary, SpaceKind::Dict};  // the shared encoders
+  caps.action_spaces = {SpaceKind::Discrete, SpaceKind::Box};
   caps.learning = LearningKind::on_policy;
   caps.backends = {Backend::inline_loop, Backend::threads, Backend::processes};
   caps.several_learners = true;

@@ -397,6 +397,7 @@ void register_secbad() {
     // The inline loop only: the belief tracker and the VAE's episode records follow each
     // training env step by step on the learner's thread.
     AlgorithmCapabilities caps;
+    caps.action_spaces = {SpaceKind::Discrete, SpaceKind::Box};
     caps.learning = LearningKind::on_policy;
     caps.backends = {Backend::inline_loop};
     // Checkpoints keep the networks, optimisers, normalisers, envs, the VAE's episode buffer, the

@@ -244,6 +244,7 @@ void register_vr_pg() {
   for (const auto& [e, description] : all) {
     const Estimator est = e;
     AlgorithmCapabilities caps;
+    caps.action_spaces = {SpaceKind::Discrete, SpaceKind::Box};
     caps.learning = LearningKind::on_policy;
     // Inline, or actor threads that sample each iteration's batch with the current policy (all
     // four estimators allow it: every trajectory of an iteration comes from theta_t, and the

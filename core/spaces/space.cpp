@@ -70,6 +70,17 @@ Space Space::discrete(std::int64_t n, std::int64_t start) {
   return s;
 }
 
+std::string_view space_kind_name(SpaceKind kind) {
+  switch (kind) {
+    case SpaceKind::Discrete: return "Discrete";
+    case SpaceKind::MultiDiscrete: return "MultiDiscrete";
+    case SpaceKind::Box: return "Box";
+    case SpaceKind::MultiBinary: return "MultiBinary";
+    case SpaceKind::Dict: return "Dict";
+  }
+  return "?";
+}
+
 Space Space::multi_discrete(std::vector<std::int64_t> nvec) {
   if (nvec.empty()) throw UserError("MultiDiscrete space needs at least one dimension");
   for (auto n : nvec)

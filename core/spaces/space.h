@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/common/bytes.h"
@@ -24,6 +25,8 @@ namespace rlzoo {
 using Shape = std::vector<std::int64_t>;
 
 enum class SpaceKind { Discrete, MultiDiscrete, Box, MultiBinary, Dict };
+// Gymnasium's name of the kind: "Discrete", "MultiDiscrete", "Box", "MultiBinary", "Dict".
+std::string_view space_kind_name(SpaceKind kind);
 
 class Space;
 

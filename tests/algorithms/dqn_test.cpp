@@ -72,11 +72,13 @@ TEST_F(Dqn, BadHyperparametersGiveOneClearErrorEach) {
 
 TEST_F(Dqn, BoxActionSpaceIsOneClearError) {
   const std::string e = error_of([] { make_agent("dqn", "Pendulum-v1"); });
-  EXPECT_THAT(e, HasSubstr("key 'env': dqn needs a Discrete action space, but Pendulum-v1 has Box("));
+  EXPECT_THAT(e, HasSubstr("key 'env': dqn learns on Discrete actions; env Pendulum-v1 has Box("));
+  EXPECT_THAT(e, HasSubstr("(algorithms that take its kinds of spaces: "));
+  EXPECT_THAT(e, HasSubstr("ppo"));
   const std::string dir = test::make_temp_dir("rlzoo-dqn-preset");
   std::ofstream(dir + "/box.yaml") << "algo: dqn\nenv: MountainCarContinuous-v0\n";
   EXPECT_THAT(error_of([&] { Agent::from_preset(dir + "/box.yaml"); }),
-              HasSubstr("box.yaml: key 'env': dqn needs a Discrete action space"));
+              HasSubstr("box.yaml:2:6: key 'env': dqn learns on Discrete actions"));
   std::filesystem::remove_all(dir);
 }
 

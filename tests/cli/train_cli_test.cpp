@@ -119,7 +119,7 @@ TEST(TrainCli, BadInputIsOneClearLine) {
   auto r = rlzoo("train dqn Pendulum-v1 -q --run-dir /tmp/never-created-rlzoo-run");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("needs a Discrete action space"));
+  EXPECT_THAT(r.err, HasSubstr("dqn learns on Discrete actions"));
   EXPECT_FALSE(fs::exists("/tmp/never-created-rlzoo-run"));  // nothing written before validation
 
   r = rlzoo("train ppo CartPole-v1 --set hyperparams.nsteps=3 -q");
