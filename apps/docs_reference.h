@@ -1,5 +1,6 @@
 // The generated reference pages: docs/cli.md from the command tree, docs/presets.md from the
-// config structs' describe() (core/config/schema.h) and the registries. Their output is
+// config structs' describe() (core/config/schema.h) and the registries, docs/capabilities.md
+// from the algorithm registry. Their output is
 // deterministic (registration order or sorted; no paths, times or machine values), so that
 // tests/cli/docs_test.cpp can compare it with the committed files.
 #pragma once
@@ -18,5 +19,9 @@ std::string cli_reference(CLI::App& app);
 // hyperparams, each registered env's keyword arguments and each wrapper's arguments. Needs the
 // registries filled (main() does).
 std::string preset_reference();
+
+// Markdown of every registered algorithm's declared capabilities, one table row each
+// (docs/capabilities.md).
+std::string capability_reference();
 
 }  // namespace rlzoo::cli

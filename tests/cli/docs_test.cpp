@@ -108,6 +108,9 @@ TEST(Docs, CliReferenceIsUpToDateAndComplete) { expect_page_up_to_date("cli"); }
 
 TEST(Docs, PresetReferenceIsUpToDateAndComplete) { expect_page_up_to_date("presets"); }
 
+// The capability table is the registry's declarations (item 5 of issue #29).
+TEST(Docs, CapabilityTableIsUpToDate) { expect_page_up_to_date("capabilities"); }
+
 TEST(Docs, CliReferenceListsEveryCommand) {
   // The walk itself: commands of each group, nested ones, positionals with their defaults.
   const auto r = test::run_command(test::cli_quoted() + " docs cli");
