@@ -2,13 +2,13 @@
 
 #include <mutex>
 
-#include "agents/datasets/record_episodes.h"
+#include "datasets/record_episodes.h"
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dt/dt_agent.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/secbad/secbad_agent.h"
-#include "algorithms/storm_pg/vr_pg.h"
+#include "algorithms/pg/pg_agent.h"
 
 namespace rlzoo {
 
@@ -18,7 +18,7 @@ void register_builtin_algorithms() {
     register_ppo();
     register_dqn();
     dmc::register_dmc();
-    pg::register_vr_pg();
+    pg::register_pg();
     secbad::register_secbad();
     dt::register_dt();
     // Presets name record_episodes in their wrapper lists; everything that makes agents from

@@ -1,5 +1,5 @@
 // Registers every built-in algorithm with the algorithm registry (idempotent), and the dataset
-// wrappers presets may name (record_episodes, agents/datasets/record_episodes.h). Explicit, so
+// wrappers presets may name (record_episodes, datasets/record_episodes.h). Explicit, so
 // that static linking keeps them.
 #pragma once
 

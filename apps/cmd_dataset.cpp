@@ -16,19 +16,19 @@
 #include <optional>
 #include <yaml-cpp/yaml.h>
 
-#include "agents/datasets/collect.h"
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/hdf5_import.h"
-#include "agents/datasets/merge.h"
-#include "agents/datasets/slice.h"
+#include "datasets/collect.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/hdf5_import.h"
+#include "datasets/merge.h"
+#include "datasets/slice.h"
 #include "apps/commands.h"
 #include "core/checkpoint/manifest.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
 #include "core/spaces/space_json.h"
 #ifdef RLZOO_WITH_TORCH
-#include "agents/agent.h"
-#include "agents/nets/observation.h"
+#include "rl/agent.h"
+#include "rl/nets/observation.h"
 #endif
 
 namespace rlzoo::cli {

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <memory>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
 #include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"

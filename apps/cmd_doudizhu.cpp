@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc.h"
 #include "apps/commands.h"

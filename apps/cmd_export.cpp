@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/agent.h"
-#include "agents/export/torchscript_export.h"
+#include "rl/agent.h"
+#include "rl/export/torchscript_export.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
 #include "core/common/strings.h"

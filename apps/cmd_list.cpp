@@ -7,7 +7,7 @@
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
 #ifdef RLZOO_WITH_TORCH
-#include "agents/algorithm_registry.h"
+#include "rl/algorithm_registry.h"
 #endif
 
 namespace rlzoo::cli {

@@ -11,9 +11,9 @@
 #include <optional>
 #include <spdlog/spdlog.h>
 
-#include "agents/agent.h"
-#include "agents/agent_checkpoint.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/algorithm_registry.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/checkpoint/manager.h"

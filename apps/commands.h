@@ -29,7 +29,7 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line);
 // Returns the options `rlzoo train` fills (other command groups add to them).
 std::shared_ptr<struct TrainOptions> add_train_commands(CLI::App& app, const std::string& command_line);
 void add_doudizhu_commands(CLI::App& app);
-// `rlzoo export RUN_DIR --format torchscript OUT.pt` (agents/export/, docs/export.md).
+// `rlzoo export RUN_DIR --format torchscript OUT.pt` (rl/export/, docs/export.md).
 void add_export_command(CLI::App& app);
 #endif
 #ifdef RLZOO_WITH_GRPC

@@ -1,12 +1,12 @@
 // `rlzoo docs capabilities`: docs/capabilities.md, the table of what every registered algorithm
-// declares (agents/algorithm_capabilities.h), generated from the registry.
+// declares (rl/algorithm_capabilities.h), generated from the registry.
 #include <fmt/format.h>
 
 #include "apps/docs_reference.h"
 #include "apps/markdown.h"
 
 #ifdef RLZOO_WITH_TORCH
-#include "agents/algorithm_registry.h"
+#include "rl/algorithm_registry.h"
 #endif
 
 namespace rlzoo::cli {
@@ -18,7 +18,7 @@ std::string capability_reference() {
       "     Regenerate: build/apps/rlzoo docs capabilities > docs/capabilities.md (or scripts/gen-docs).\n"
       "     tests/cli/docs_test.cpp fails when this file differs from the generated one. -->\n\n"
       "What each algorithm declares when it registers (`AlgorithmCapabilities`, "
-      "`agents/algorithm_capabilities.h`). A preset that asks for anything else (another backend, a GPU, a "
+      "`rl/algorithm_capabilities.h`). A preset that asks for anything else (another backend, a GPU, a "
       "recurrent policy, an env whose kind of spaces is not listed) is refused at its line before anything is "
       "built or written; `--learners N` is refused for an algorithm without several learners. Finer limits are "
       "the algorithm's own (its page under docs/algorithms/). `rlzoo list algos` prints the same.\n\n"

@@ -2,13 +2,13 @@
 #include <fmt/format.h>
 #include <string>
 
-#include "agents/preset.h"
+#include "rl/preset.h"
 #include "apps/docs_reference.h"
 #include "apps/markdown.h"
 #include "core/registry/env_registry.h"
 #include "core/wrappers/wrapper_list.h"
 #ifdef RLZOO_WITH_TORCH
-#include "agents/algorithm_registry.h"
+#include "rl/algorithm_registry.h"
 #endif
 
 namespace rlzoo::cli {
@@ -111,7 +111,7 @@ std::string preset_reference() {
   for (const auto& id : env_registry().names()) out += fmt::format(" [{}](#{})", id, md_anchor(id));
   out += "\n- [Wrappers](#wrappers):";
   for (const auto& name : wrapper_names()) out += fmt::format(" [{}](#{})", name, md_anchor(name));
-  out += "\n\n## Common keys\n\nThe top level of every preset (agents/preset.h).\n\n";
+  out += "\n\n## Common keys\n\nThe top level of every preset (rl/preset.h).\n\n";
   table(document_config<PresetConfig>(), out);
 #ifdef RLZOO_WITH_TORCH
   algorithms(out);

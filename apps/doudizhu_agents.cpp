@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "agents/agent_checkpoint.h"
+#include "rl/agent_checkpoint.h"
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dmc/dmc_player.h"
 #include "core/common/error.h"

@@ -4,7 +4,7 @@
 #include <exception>
 #include <fmt/format.h>
 
-#include "agents/datasets/record_episodes.h"
+#include "datasets/record_episodes.h"
 #include "apps/cli_app.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
@@ -18,7 +18,7 @@
 int main(int argc, char** argv) {
   rlzoo::tune_process_environment(argv);  // may re-execute once: see core/platform/process_environment.h
   rlzoo::register_builtin_envs();
-  rlzoo::data::register_dataset_wrappers();  // record_episodes (agents/datasets/record_episodes.h)
+  rlzoo::data::register_dataset_wrappers();  // record_episodes (datasets/record_episodes.h)
 #ifdef RLZOO_WITH_TORCH
   rlzoo::register_builtin_algorithms();
 #endif

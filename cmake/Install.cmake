@@ -14,9 +14,9 @@ set(RLZOO_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/rlzoo)
 
 # rlzoo::rlzoo: everything that was built (the libraries are static; their own link
 # dependencies come along through the exported targets).
-set(rlzoo_libraries rlzoo_core rlzoo_envs rlzoo_datasets rlzoo_fleet_wire)
+set(rlzoo_libraries rlzoo_core rlzoo_envs rlzoo_datasets rlzoo_douzero_import rlzoo_fleet_wire)
 if(RLZOO_WITH_TORCH)
-  list(APPEND rlzoo_libraries rlzoo_core_torch rlzoo_agents rlzoo_algorithms)
+  list(APPEND rlzoo_libraries rlzoo_core_torch rlzoo_rl rlzoo_algorithms)
   if(RLZOO_WITH_GRPC)
     list(APPEND rlzoo_libraries rlzoo_distributed)
   endif()
@@ -42,7 +42,7 @@ install(TARGETS ${rlzoo_libraries} rlzoo_package EXPORT rlzooTargets
 install(EXPORT rlzooTargets NAMESPACE rlzoo:: DESTINATION ${RLZOO_INSTALL_CMAKEDIR})
 
 # Headers, by their path from the repository root, and the generated protobuf headers.
-foreach(dir core envs agents algorithms distributed)
+foreach(dir core envs datasets rl algorithms distributed)
   if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/${dir})
     install(DIRECTORY ${dir} DESTINATION ${RLZOO_INSTALL_INCLUDEDIR}
             FILES_MATCHING PATTERN "*.h" PATTERN "assets" EXCLUDE PATTERN "proto" EXCLUDE)

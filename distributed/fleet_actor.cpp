@@ -11,7 +11,7 @@
 #include <random>
 #include <thread>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "core/common/error.h"
 #include "core/runtime/actor_loop.h"
 #include "core/runtime/stop.h"

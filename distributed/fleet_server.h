@@ -20,7 +20,7 @@
 #include <mutex>
 #include <string>
 
-#include "agents/runtime/fleet_role.h"
+#include "rl/runtime/fleet_role.h"
 #include "distributed/fleet_options.h"
 
 namespace rlzoo {

@@ -8,9 +8,9 @@
 #include <deque>
 #include <numeric>
 
-#include "agents/buffers/rollout_buffer.h"
-#include "agents/nets/networks.h"
-#include "agents/nets/observation.h"
+#include "rl/buffers/rollout_buffer.h"
+#include "rl/nets/networks.h"
+#include "rl/nets/observation.h"
 #include "core/vector/vector_env.h"
 
 namespace rlzoo::examples {

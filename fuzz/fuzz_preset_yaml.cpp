@@ -13,7 +13,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "agents/preset.h"
+#include "rl/preset.h"
 #include "core/common/error.h"
 #include "core/config/context.h"
 #include "core/config/schema.h"

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "agents/agent_checkpoint.h"
-#include "agents/epsilon_greedy.h"
-#include "agents/gradient_guard.h"
-#include "agents/learner_device.h"
-#include "agents/training_run.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/epsilon_greedy.h"
+#include "rl/gradient_guard.h"
+#include "rl/learner_device.h"
+#include "rl/training_run.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"

@@ -22,8 +22,8 @@
 
 #include "core/common/rng.h"
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_config.h"
 #include "algorithms/dmc/seat_nets.h"

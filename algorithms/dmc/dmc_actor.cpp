@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "agents/epsilon_greedy.h"
+#include "rl/epsilon_greedy.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "envs/doudizhu/game.h"
 

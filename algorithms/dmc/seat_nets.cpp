@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/checkpoint/pytorch_state_dict.h"
+#include "algorithms/dmc/douzero_import/pytorch_state_dict.h"
 #include "core/common/error.h"
 #include "envs/doudizhu/encoding.h"
 

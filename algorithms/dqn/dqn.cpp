@@ -3,14 +3,14 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "agents/agent_checkpoint.h"
-#include "agents/epsilon_greedy.h"
-#include "agents/gradient_guard.h"
-#include "agents/learner_device.h"
-#include "agents/nets/observation.h"
-#include "agents/runtime/module_evaluator.h"
-#include "agents/runtime/runtime_setup.h"
-#include "agents/training_run.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/epsilon_greedy.h"
+#include "rl/gradient_guard.h"
+#include "rl/learner_device.h"
+#include "rl/nets/observation.h"
+#include "rl/runtime/module_evaluator.h"
+#include "rl/runtime/runtime_setup.h"
+#include "rl/training_run.h"
 #include "algorithms/dqn/dqn_actor.h"
 #include "core/runtime/inline_source.h"
 #include "core/torch/module_parameters.h"

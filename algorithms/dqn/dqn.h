@@ -21,10 +21,10 @@
 #include <memory>
 #include <optional>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
-#include "agents/buffers/replay_buffer.h"
-#include "agents/nets/networks.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
+#include "rl/buffers/replay_buffer.h"
+#include "rl/nets/networks.h"
 #include "algorithms/dqn/dqn_config.h"
 #include "core/common/rng.h"
 #include "core/runtime/actor_policy.h"

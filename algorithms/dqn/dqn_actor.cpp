@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "agents/epsilon_greedy.h"
+#include "rl/epsilon_greedy.h"
 
 namespace rlzoo {
 

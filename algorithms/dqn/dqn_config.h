@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "agents/nets/policy_config.h"
+#include "rl/nets/policy_config.h"
 #include "core/config/schema.h"
 
 namespace rlzoo {

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "agents/datasets/as_floats.h"
-#include "agents/datasets/dataset_reader.h"
+#include "datasets/as_floats.h"
+#include "datasets/dataset_reader.h"
 #include "core/common/error.h"
 
 namespace rlzoo::dt {

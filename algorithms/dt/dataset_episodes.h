@@ -1,4 +1,4 @@
-// An rlzoo dataset (agents/datasets) as the sequence models' episodes: float states, actions in
+// An rlzoo dataset (datasets) as the sequence models' episodes: float states, actions in
 // the model's form (continuous ones mapped from the env's bounds to [-1, 1], discrete ones as
 // indices from 0), float rewards.
 #pragma once

@@ -1,6 +1,6 @@
 #include "algorithms/dt/decision_transformer.h"
 
-#include "agents/nets/layers.h"
+#include "rl/nets/layers.h"
 
 namespace rlzoo::dt {
 

@@ -13,7 +13,7 @@
 
 #include <torch/torch.h>
 
-#include "agents/nets/transformer.h"
+#include "rl/nets/transformer.h"
 
 namespace rlzoo::dt {
 

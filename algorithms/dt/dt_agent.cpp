@@ -4,11 +4,11 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "agents/agent_checkpoint.h"
-#include "agents/gradient_guard.h"
-#include "agents/learner_device.h"
-#include "agents/nets/observation.h"
-#include "agents/training_run.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/gradient_guard.h"
+#include "rl/learner_device.h"
+#include "rl/nets/observation.h"
+#include "rl/training_run.h"
 #include "algorithms/dt/dataset_episodes.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"

@@ -21,8 +21,8 @@
 #include <memory>
 #include <optional>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
 #include "algorithms/dt/decision_transformer.h"
 #include "algorithms/dt/dt_config.h"
 #include "algorithms/dt/offline_data.h"

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <span>
 
-#include "agents/agent_checkpoint.h"
-#include "agents/learner_device.h"
-#include "agents/nets/observation.h"
-#include "agents/training_run.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/learner_device.h"
+#include "rl/nets/observation.h"
+#include "rl/training_run.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/runtime/trajectory.h"
 #include "core/registry/env_registry.h"

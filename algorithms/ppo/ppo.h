@@ -4,7 +4,7 @@
 // grad-norm clipping, target-KL early stop, observation/reward normalisation; Discrete
 // (with legal-action masks) and Box actions. Hyperparameters: algorithms/ppo/ppo_config.h.
 //
-// With `policy.recurrent: {cell: lstm|gru, ...}` (agents/nets/policy_config.h) it is recurrent
+// With `policy.recurrent: {cell: lstm|gru, ...}` (rl/nets/policy_config.h) it is recurrent
 // PPO (SB3-contrib's RecurrentPPO; the update is CleanRL's ppo_atari_lstm): each training env
 // keeps its RNN state across steps and rollouts, zeroed where an episode starts; the buffer
 // keeps the state at the rollout's start and the episode starts; a minibatch is the whole
@@ -28,11 +28,11 @@
 
 #include <memory>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
-#include "agents/buffers/rollout_buffer.h"
-#include "agents/nets/networks.h"
-#include "agents/normalizers.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
+#include "rl/buffers/rollout_buffer.h"
+#include "rl/nets/networks.h"
+#include "rl/normalizers.h"
 #include "algorithms/ppo/ppo_config.h"
 #include "core/runtime/actor_policy.h"
 #include "core/torch/module_parameters.h"

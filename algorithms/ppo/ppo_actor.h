@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "agents/normalizers.h"
+#include "rl/normalizers.h"
 #include "core/runtime/actor_policy.h"
 #include "core/runtime/parameter_store.h"
 #include "core/spaces/space.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "agents/gradient_guard.h"
-#include "agents/normalizers.h"
+#include "rl/gradient_guard.h"
+#include "rl/normalizers.h"
 #include "core/logging/logger.h"
 
 namespace rlzoo {

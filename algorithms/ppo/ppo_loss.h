@@ -10,8 +10,8 @@
 #include <span>
 #include <vector>
 
-#include "agents/buffers/rollout_buffer.h"
-#include "agents/nets/networks.h"
+#include "rl/buffers/rollout_buffer.h"
+#include "rl/nets/networks.h"
 #include "algorithms/ppo/ppo_config.h"
 
 namespace rlzoo {
@@ -78,7 +78,7 @@ PpoSchedule apply_ppo_schedule(const PpoConfig& cfg, torch::optim::Optimizer& op
 // each optimiser step `before_step` may touch the gradients (a distributed reducer), then the
 // global norm of `parameters` is clipped. Counts the optimiser steps in `n_updates`. A
 // non-finite gradient stops before its step with TrainingDiverged naming `num_timesteps`
-// (agents/gradient_guard.h).
+// (rl/gradient_guard.h).
 PpoUpdateStats run_ppo_epochs(
     const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
     const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,

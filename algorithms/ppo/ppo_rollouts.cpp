@@ -2,10 +2,10 @@
 // the rounds the backends deliver recorded into the rollout buffer, and run_training().
 #include <fmt/format.h>
 
-#include "agents/nets/observation.h"
-#include "agents/runtime/module_evaluator.h"
-#include "agents/runtime/runtime_setup.h"
-#include "agents/training_monitor.h"
+#include "rl/nets/observation.h"
+#include "rl/runtime/module_evaluator.h"
+#include "rl/runtime/runtime_setup.h"
+#include "rl/training_monitor.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_actor.h"
 #include "core/runtime/actor_fleet.h"

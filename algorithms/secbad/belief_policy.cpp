@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "agents/nets/layers.h"
+#include "rl/nets/layers.h"
 
 namespace rlzoo::secbad {
 

@@ -6,7 +6,7 @@
 
 #include <torch/torch.h>
 
-#include "agents/nets/networks.h"
+#include "rl/nets/networks.h"
 #include "algorithms/secbad/secbad_config.h"
 
 namespace rlzoo::secbad {

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "agents/nets/layers.h"
+#include "rl/nets/layers.h"
 #include "core/common/error.h"
 
 namespace rlzoo::secbad {

@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include "agents/gradient_guard.h"
-#include "agents/learner_device.h"
-#include "agents/nets/observation.h"
-#include "agents/training_run.h"
+#include "rl/gradient_guard.h"
+#include "rl/learner_device.h"
+#include "rl/nets/observation.h"
+#include "rl/training_run.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 
 namespace rlzoo::secbad {
 

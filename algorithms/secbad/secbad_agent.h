@@ -24,10 +24,10 @@
 
 #include <memory>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
-#include "agents/buffers/rollout_buffer.h"
-#include "agents/normalizers.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
+#include "rl/buffers/rollout_buffer.h"
+#include "rl/normalizers.h"
 #include "algorithms/secbad/belief_policy.h"
 #include "algorithms/secbad/belief_tracker.h"
 #include "algorithms/secbad/belief_vae.h"

@@ -3,7 +3,7 @@
 // belief tracker).
 #include <fmt/format.h>
 
-#include "agents/agent_checkpoint.h"
+#include "rl/agent_checkpoint.h"
 #include "algorithms/secbad/secbad_agent.h"
 #include "core/torch/tensor_io.h"
 

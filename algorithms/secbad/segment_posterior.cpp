@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "core/common/error.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 
 namespace rlzoo::secbad {
 

@@ -1,5 +1,5 @@
 // Envs with a hidden context (a goal, a direction, a target speed, wind) that a wrapper can
-// redraw during an episode (core/wrappers/piecewise_context.h). The policy never observes it.
+// redraw during an episode (envs/contexts/piecewise_context.h). The policy never observes it.
 #pragma once
 
 #include <span>

@@ -5,7 +5,7 @@
 //
 // Code that evaluates sets the purpose for the scope in which it makes its envs, so that
 // wrappers with side effects on the world outside the env (record_episodes,
-// agents/datasets/record_episodes.h, which appends finished episodes to a dataset) can stay
+// datasets/record_episodes.h, which appends finished episodes to a dataset) can stay
 // inert in evaluation envs built from the same env_kwargs as the training envs. The purpose is
 // read when an env is made, not per step, and is thread-local: an evaluation on the learner
 // thread does not change what an actor thread makes meanwhile.

@@ -7,7 +7,7 @@
 //
 // BatchEvaluator: rows of observation bytes -> rows of output bytes (Q-values, logits, a
 // sampled action...). The same policy logic runs on
-//  * a local network replica per actor (agents/runtime/module_evaluator.h),
+//  * a local network replica per actor (rl/runtime/module_evaluator.h),
 //  * a shared batched inference server (ServedEvaluator, core/runtime/batching_server.h),
 //  * or row by row (RowByRowEvaluator, the per-env baseline of `rlzoo bench runtime`).
 #pragma once

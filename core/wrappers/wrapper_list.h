@@ -7,7 +7,7 @@
 // (previous_action_reward, core/wrappers/previous_action_reward.h; select_observation
 // {indices}, core/wrappers/wrappers.h); higher layers add theirs with register_wrapper() at
 // start-up, next to register_builtin_envs() (e.g. record_episodes from
-// rlzoo::data::register_dataset_wrappers(), agents/datasets/record_episodes.h).
+// rlzoo::data::register_dataset_wrappers(), datasets/record_episodes.h).
 #pragma once
 
 #include <functional>

@@ -7,7 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/registry/env_registry.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 
 namespace rlzoo {
 
@@ -95,7 +95,7 @@ struct SecbadGridConfig {
     return s;
   }();
   static void describe(Fields<SecbadGridConfig>& f) {
-    f("segments", &SecbadGridConfig::segments, "how long the goal stays put (core/wrappers/piecewise_context.h)");
+    f("segments", &SecbadGridConfig::segments, "how long the goal stays put (envs/contexts/piecewise_context.h)");
   }
 };
 

@@ -11,7 +11,7 @@
 
 #include "core/common/error.h"
 #include "core/registry/env_registry.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 
 namespace rlzoo {
 
@@ -122,7 +122,7 @@ namespace {
 struct PiecewiseTaskConfig {
   SegmentConfig segments;  // defaults: floor(max(N(80, 20), 10)), jitter on
   static void describe(Fields<PiecewiseTaskConfig>& f) {
-    f("segments", &PiecewiseTaskConfig::segments, "how long a context lasts (core/wrappers/piecewise_context.h)");
+    f("segments", &PiecewiseTaskConfig::segments, "how long a context lasts (envs/contexts/piecewise_context.h)");
   }
 };
 

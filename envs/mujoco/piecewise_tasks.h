@@ -1,4 +1,4 @@
-// MuJoCo tasks with a hidden context for SeCBAD (core/wrappers/piecewise_context.h changes it
+// MuJoCo tasks with a hidden context for SeCBAD (envs/contexts/piecewise_context.h changes it
 // within an episode). Rewards are those of the SeCBAD code's environments (notes §2.6); bodies,
 // frame skips, reset noise and observations are Gymnasium v4's (HalfCheetah: qpos[1:], qvel =
 // 17; Ant: qpos[2:], qvel = 27; the SeCBAD code appended the torso's centre of mass, which

@@ -9,7 +9,7 @@
 //   agent->learn(agent->preset_timesteps());
 //
 // Any header of the library can also be included by its path in the source tree
-// ("core/env/env.h", "agents/agent.h", ...). Guides: docs/getting-started.md,
+// ("core/env/env.h", "rl/agent.h", ...). Guides: docs/getting-started.md,
 // docs/custom-env.md, docs/custom-algorithm.md.
 #pragma once
 
@@ -18,11 +18,11 @@
 #include "core/registry/env_registry.h"
 #include "core/spaces/space.h"
 #include "envs/builtin.h"
-#if __has_include("agents/agent.h")  // installs built with LibTorch
-#include "agents/agent.h"
-#include "agents/algorithm_conformance.h"
-#include "agents/algorithm_registry.h"
-#include "agents/training_run.h"
+#if __has_include("rl/agent.h")  // installs built with LibTorch
+#include "rl/agent.h"
+#include "rl/algorithm_conformance.h"
+#include "rl/algorithm_registry.h"
+#include "rl/training_run.h"
 #include "algorithms/builtin.h"
 #define RLZOO_HAS_AGENTS 1
 #endif

@@ -8,7 +8,7 @@
     agent = rlzoo.make_agent("ppo", "CartPole-v1", {"hyperparams.n_steps": 64})
     agent.learn(20_000).save("runs/mine")                       # trains in C++ (GIL released)
 
-The agent is rlzoo's C++ Agent (agents/agent.h); observations go to LibTorch without a Python
+The agent is rlzoo's C++ Agent (rl/agent.h); observations go to LibTorch without a Python
 loop and actions come back as numpy: int64 for Discrete, float32 clipped to the bounds for Box.
 """
 

@@ -1,4 +1,4 @@
-// Trained agents (agents/agent.h) from Python: load_agent / make_agent, predict (SB3's
+// Trained agents (rl/agent.h) from Python: load_agent / make_agent, predict (SB3's
 // predict(obs, state, episode_start, deterministic) -> (actions, state)), evaluate, learn,
 // save. Observations come in as numpy in the observation space's layout and are handed to
 // LibTorch without a Python loop; actions come back as numpy (int64 for Discrete, float32 for
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
-#include "agents/nets/observation.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
+#include "rl/nets/observation.h"
 #include "bindings.h"
 #include "convert.h"
 

@@ -8,8 +8,8 @@
 
 #include <fstream>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"
 

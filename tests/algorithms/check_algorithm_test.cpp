@@ -1,4 +1,4 @@
-// check_algorithm (agents/algorithm_conformance.h) over every registered algorithm, each on a
+// check_algorithm (rl/algorithm_conformance.h) over every registered algorithm, each on a
 // small env with short-run settings. A newly registered algorithm without settings here fails
 // the coverage test, so it cannot skip the check.
 #include <gmock/gmock.h>
@@ -6,8 +6,8 @@
 
 #include <map>
 
-#include "agents/algorithm_conformance.h"
-#include "agents/algorithm_registry.h"
+#include "rl/algorithm_conformance.h"
+#include "rl/algorithm_registry.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/cartpole_dataset.h"
 #include "tests/support/test_paths.h"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "core/torch/device.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"

@@ -12,10 +12,10 @@
 
 #include <torch/torch.h>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
-#include "agents/callbacks.h"
-#include "agents/gradient_guard.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
+#include "rl/callbacks.h"
+#include "rl/gradient_guard.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dqn/dqn.h"
 #include "core/checkpoint/manager.h"

@@ -2,7 +2,7 @@
 // that resume, and clear errors.
 #include <gtest/gtest.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc.h"

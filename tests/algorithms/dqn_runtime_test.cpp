@@ -8,10 +8,10 @@
 #include <chrono>
 #include <limits>
 
-#include "agents/agent.h"
-#include "agents/nets/networks.h"
-#include "agents/runtime/module_evaluator.h"
-#include "agents/training_monitor.h"
+#include "rl/agent.h"
+#include "rl/nets/networks.h"
+#include "rl/runtime/module_evaluator.h"
+#include "rl/training_monitor.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dqn/dqn_actor.h"

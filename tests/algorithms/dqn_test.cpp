@@ -7,7 +7,7 @@
 #include <fstream>
 #include <map>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dqn/dqn.h"
 #include "core/checkpoint/reader.h"

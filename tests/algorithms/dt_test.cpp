@@ -5,8 +5,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "agents/agent.h"
-#include "agents/datasets/dataset_writer.h"
+#include "rl/agent.h"
+#include "datasets/dataset_writer.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dt/decision_transformer.h"
 #include "algorithms/dt/dt_agent.h"

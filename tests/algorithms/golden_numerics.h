@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "core/platform/blas.h"
 #include "tests/support/sha256.h"
 #include "tests/support/test_paths.h"

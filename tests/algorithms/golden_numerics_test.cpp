@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "core/torch/threads.h"
 #include "envs/builtin.h"

@@ -8,8 +8,8 @@
 #include <fmt/ranges.h>
 
 
-#include "agents/agent.h"
-#include "agents/nets/observation.h"
+#include "rl/agent.h"
+#include "rl/nets/observation.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
 #include "core/registry/env_registry.h"

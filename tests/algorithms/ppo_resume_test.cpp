@@ -2,7 +2,7 @@
 // CPU, one thread): parameters, optimizer and normaliser state, envs mid-episode, RNG.
 #include <gtest/gtest.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
 #include "envs/builtin.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
 #include "envs/builtin.h"

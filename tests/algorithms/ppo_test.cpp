@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_loss.h"

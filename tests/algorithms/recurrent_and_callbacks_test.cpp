@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/agent.h"
-#include "agents/nets/layers.h"
+#include "rl/agent.h"
+#include "rl/nets/layers.h"
 #include "algorithms/builtin.h"
 #include "core/checkpoint/manager.h"
 #include "core/logging/tfrecord_reader.h"

@@ -3,7 +3,7 @@
 // encoder run, errors for envs without piecewise contexts, and a save/load round trip.
 #include <gtest/gtest.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/secbad/belief_tracker.h"
 #include "algorithms/secbad/belief_vae.h"

@@ -8,7 +8,7 @@
 #include "algorithms/secbad/candidate_encoder.h"
 #include "algorithms/secbad/segment_posterior.h"
 #include "core/common/rng.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 
 namespace rlzoo::secbad {
 namespace {

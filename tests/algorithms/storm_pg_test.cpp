@@ -3,10 +3,10 @@
 // linear-Gaussian bandit with a closed-form gradient, the recursions on hand numbers, exact resume.
 #include <gtest/gtest.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
-#include "algorithms/storm_pg/gpomdp.h"
-#include "algorithms/storm_pg/vr_pg.h"
+#include "algorithms/pg/gpomdp.h"
+#include "algorithms/pg/pg_agent.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"
@@ -30,7 +30,7 @@ TEST(StormPg, AlphaOneIsPlainGpomdp) {
   // agent seeds when it is made.
   auto run = [](const std::string& algo, std::vector<std::string> extra) {
     auto a = agent(algo, std::move(extra));
-    auto& v = dynamic_cast<VrPgAgent&>(*a);
+    auto& v = dynamic_cast<PgAgent&>(*a);
     std::vector<torch::Tensor> estimates;
     for (int i = 0; i < 4; ++i) {
       v.iterate();
@@ -153,17 +153,17 @@ TEST(StormPg, CheckpointsResumeExactly) {
   for (const char* algo : {"storm_pg", "svrpg", "srvrpg"}) {
     SCOPED_TRACE(algo);
     auto straight = agent(algo, {"hyperparams.epoch_length=3"});
-    auto& s = dynamic_cast<VrPgAgent&>(*straight);
+    auto& s = dynamic_cast<PgAgent&>(*straight);
     for (int i = 0; i < 5; ++i) s.iterate();
     const auto straight_params = flat_parameters(s.policy());
     auto first = agent(algo, {"hyperparams.epoch_length=3"});
-    auto& f = dynamic_cast<VrPgAgent&>(*first);
+    auto& f = dynamic_cast<PgAgent&>(*first);
     for (int i = 0; i < 3; ++i) f.iterate();
     const auto dir = test::make_temp_dir("vrpg") + "/a";
     first->save(dir);
     torch::manual_seed(12345);  // the checkpoint, not the process, must restore the generator
     auto resumed = load_agent(dir);
-    auto& r = dynamic_cast<VrPgAgent&>(*resumed);
+    auto& r = dynamic_cast<PgAgent&>(*resumed);
     for (int i = 0; i < 2; ++i) r.iterate();
     EXPECT_TRUE(torch::equal(flat_parameters(r.policy()), straight_params));
     EXPECT_EQ(r.trajectories(), s.trajectories());
@@ -173,7 +173,7 @@ TEST(StormPg, CheckpointsResumeExactly) {
 TEST(StormPg, TrajectoryBudgetAndErrors) {
   auto a = agent("storm_pg", {"hyperparams.max_trajectories=25", "hyperparams.initial_batch=10"});
   a->learn(1'000'000);
-  EXPECT_EQ(dynamic_cast<VrPgAgent&>(*a).trajectories(), 25);  // 10 + 3 x 5
+  EXPECT_EQ(dynamic_cast<PgAgent&>(*a).trajectories(), 25);  // 10 + 3 x 5
   register_builtin_envs();
   register_builtin_algorithms();
   EXPECT_NE(test::error_of([] { make_agent("storm_pg", "CartPole-v1", {"hyperparams.alpha=2"}); }).find("alpha"),
@@ -201,7 +201,7 @@ TEST(StormPg, ActorThreadsSampleEveryIterationsBatch) {
                            "hyperparams.horizon=40", "log_every=1000000"});
   agent->set_progress_bar(false);
   agent->learn(400);
-  auto& pg = dynamic_cast<VrPgAgent&>(*agent);
+  auto& pg = dynamic_cast<PgAgent&>(*agent);
   EXPECT_GE(agent->num_timesteps(), 400);
   EXPECT_EQ(agent->last_training().backend, Backend::threads);
   EXPECT_EQ(agent->last_training().actor_batches, 2 * pg.iterations());  // both actors in every iteration

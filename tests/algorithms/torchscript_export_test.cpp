@@ -1,4 +1,4 @@
-// TorchScript export (agents/export/): every network family rlzoo builds, trained briefly,
+// TorchScript export (rl/export/): every network family rlzoo builds, trained briefly,
 // saved, loaded back, exported and loaded with torch::jit::load, gives the same actions as
 // the agent's act() on observations from real episodes (exactly for discrete actions, within
 // 1e-6 for float ones), and the same values where the network has them.
@@ -12,9 +12,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "agents/agent.h"
-#include "agents/export/torchscript_export.h"
-#include "agents/nets/observation.h"
+#include "rl/agent.h"
+#include "rl/export/torchscript_export.h"
+#include "rl/nets/observation.h"
 #include "algorithms/builtin.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"

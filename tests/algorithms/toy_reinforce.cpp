@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "agents/agent_checkpoint.h"
-#include "agents/nets/observation.h"
-#include "agents/training_run.h"
+#include "rl/agent_checkpoint.h"
+#include "rl/nets/observation.h"
+#include "rl/training_run.h"
 #include "core/torch/tensor_io.h"
 
 namespace rlzoo::toy {

@@ -13,8 +13,8 @@
 
 #include <memory>
 
-#include "agents/agent.h"
-#include "agents/algorithm_registry.h"
+#include "rl/agent.h"
+#include "rl/algorithm_registry.h"
 #include "core/vector/vector_env.h"
 
 namespace rlzoo::toy {

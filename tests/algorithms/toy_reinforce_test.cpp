@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agents/algorithm_conformance.h"
+#include "rl/algorithm_conformance.h"
 #include "tests/algorithms/toy_reinforce.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"

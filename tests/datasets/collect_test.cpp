@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "agents/datasets/collect.h"
-#include "agents/datasets/dataset_reader.h"
+#include "datasets/collect.h"
+#include "datasets/dataset_reader.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
 #include "tests/core/test_envs.h"

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/datasets/chunk_file.h"
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/dataset_writer.h"
+#include "datasets/chunk_file.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/dataset_writer.h"
 #include "core/checkpoint/durable_io.h"
 #include "core/spaces/space_json.h"
 #include "tests/datasets/episode_fixtures.h"

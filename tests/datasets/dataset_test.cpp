@@ -8,11 +8,11 @@
 #include <fstream>
 #include <limits>
 
-#include "agents/datasets/as_floats.h"
-#include "agents/datasets/chunk_file.h"
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/dataset_writer.h"
-#include "agents/datasets/merge.h"
+#include "datasets/as_floats.h"
+#include "datasets/chunk_file.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/dataset_writer.h"
+#include "datasets/merge.h"
 #include "core/checkpoint/durable_io.h"
 #include "core/spaces/space_json.h"
 #include "tests/datasets/episode_fixtures.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "agents/datasets/dataset_writer.h"
-#include "agents/datasets/episode.h"
+#include "datasets/dataset_writer.h"
+#include "datasets/episode.h"
 #include "core/common/rng.h"
 #include "tests/support/test_paths.h"
 

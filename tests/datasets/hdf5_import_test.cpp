@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/hdf5_import.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/hdf5_import.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"
 

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <thread>
 
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/dataset_writer.h"
-#include "agents/datasets/record_episodes.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/dataset_writer.h"
+#include "datasets/record_episodes.h"
 #include "core/common/rng.h"
 #include "core/env/env_purpose.h"
 #include "core/registry/env_registry.h"

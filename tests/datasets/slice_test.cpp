@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "agents/datasets/dataset_reader.h"
-#include "agents/datasets/dataset_writer.h"
-#include "agents/datasets/slice.h"
+#include "datasets/dataset_reader.h"
+#include "datasets/dataset_writer.h"
+#include "datasets/slice.h"
 #include "core/common/rng.h"
 #include "tests/datasets/episode_fixtures.h"
 #include "tests/support/test_paths.h"

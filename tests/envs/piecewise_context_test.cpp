@@ -9,7 +9,7 @@
 
 #include "core/env/conformance.h"
 #include "core/registry/env_registry.h"
-#include "core/wrappers/piecewise_context.h"
+#include "envs/contexts/piecewise_context.h"
 #include "envs/builtin.h"
 #include "envs/gridworld/secbad_grid.h"
 #include "tests/support/test_paths.h"

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "agents/agent.h"
-#include "agents/datasets/dataset_writer.h"
+#include "rl/agent.h"
+#include "datasets/dataset_writer.h"
 #include "algorithms/dmc/dmc.h"
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/ppo/ppo.h"

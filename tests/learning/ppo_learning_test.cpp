@@ -5,7 +5,7 @@
 // guarantee — the budgets keep a margin. The test itself runs the first seed.
 #include <gtest/gtest.h>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "envs/builtin.h"
 #include "tests/support/seeds.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/agent.h"
+#include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "envs/builtin.h"
 #include "tests/support/seeds.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/datasets/dataset_writer.h"
+#include "datasets/dataset_writer.h"
 #include "core/registry/env_registry.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"

@@ -1,0 +1,233 @@
+// `rlzoo bench doudizhu`: the DouDizhu engine and DMC against DouZero's Python implementation.
+//
+// Reference figures (DouZero's code on this kind of machine, one thread, OpenBLAS; from the
+// issue, not measured here): legal-move generation for a fresh 20-card landlord hand 28k
+// calls/s, for mid-game responses 161k calls/s; random self-play 241 games/s (14.7k
+// decisions/s); actor decisions with the real networks 703/s; DMC training with 2 actors on 2
+// cores about 1,100 frames/s.
+//
+// Measured here, each beside a baseline from the same run where one exists:
+//  * legal moves for fresh landlord hands and for responses drawn from random games;
+//  * random self-play (one thread);
+//  * actor decisions/s with the real networks, one thread, epsilon-greedy self-play over many
+//    concurrent games evaluated in one factorised pass per seat (DecisionBatch), beside
+//    DouZero's way (the whole network over every legal action, one decision at a time) on the
+//    same positions; with the GFLOP/s each achieves;
+//  * end-to-end DMC training frames/s with the shipped preset (2 actors, shared inference
+//    server, learner), on all cores.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "rl/agent.h"
+#include "algorithms/dmc/decision_batch.h"
+#include "algorithms/dmc/dmc.h"
+#include "apps/app_paths.h"
+#include "apps/bench/bench_util.h"
+#include "apps/commands.h"
+#include "core/torch/threads.h"
+#include "envs/doudizhu/encoding.h"
+#include "envs/doudizhu/legal_moves.h"
+
+namespace rlzoo::cli {
+
+namespace {
+
+using namespace doudizhu;
+
+struct DouDizhuBenchOptions {
+  double seconds = 1.0;
+  int repeats = 3;
+  int games = 64;
+  std::int64_t train_frames = 320'000;
+  std::string configs;  // "": presets_dir()
+};
+
+nlohmann::json reference(double value) { return {{"reference_douzero_python", value}}; }
+
+// FLOPs of one decision with `actions` candidates (multiply-adds count 2).
+constexpr double kLstmFlops = 5.0 * 2 * 512 * (162 + 128);
+constexpr double kTailFlops = 4.0 * 2 * 512 * 512 + 2 * 512;  // dense2..5 and dense6
+double factorised_flops(Seat s, double actions) {
+  return kLstmFlops + 2.0 * 512 * (128 + state_dim(s)) + actions * (2.0 * 512 * 54 + kTailFlops);
+}
+double douzero_flops(Seat s, double actions) {
+  return actions * (kLstmFlops + 2.0 * 512 * (128 + state_dim(s) + 54) + kTailFlops);
+}
+
+void bench_engine(const DouDizhuBenchOptions& o) {
+  Rng rng(1);
+  std::vector<CardCounts> leads;
+  for (int i = 0; i < 1000; ++i) leads.push_back(Deal::random(rng).hands[0]);
+  // Responses: positions with a move to beat, from random games.
+  std::vector<std::pair<CardCounts, CardCounts>> responses;
+  std::int64_t games = 0;
+  while (responses.size() < 20000) {
+    Game g(Deal::random(rng));
+    ++games;
+    while (!g.over()) {
+      if (!g.rival_move().empty()) responses.emplace_back(g.hand(g.acting()), g.rival_move());
+      g.play_index(rng.below(g.legal_moves().size()));
+    }
+  }
+  std::vector<CardCounts> out;
+  std::size_t sink = 0;
+  const double lead_rate = median_rate(
+      [&] {
+        for (CardCounts h : leads) {
+          generate_leads(h, out);
+          sink += out.size();
+        }
+      },
+      static_cast<double>(leads.size()), o.seconds, o.repeats);
+  print_bench_line("doudizhu/legal_moves_fresh_landlord_hand", lead_rate, "calls/s", reference(28'000),
+                   {{"speedup_vs_reference", lead_rate / 28'000}});
+  const double resp_rate = median_rate(
+      [&] {
+        for (const auto& [h, r] : responses) {
+          generate_legal_moves(h, r, out);
+          sink += out.size();
+        }
+      },
+      static_cast<double>(responses.size()), o.seconds, o.repeats);
+  print_bench_line("doudizhu/legal_moves_response", resp_rate, "calls/s", reference(161'000),
+                   {{"speedup_vs_reference", resp_rate / 161'000}});
+  // Random self-play, one thread.
+  std::int64_t decisions = 0, played = 0;
+  Rng play_rng(2);
+  Game g(Deal{});
+  const double game_rate = median_rate(
+      [&] {
+        g.reset(Deal::random(play_rng));
+        while (!g.over()) {
+          g.play_index(play_rng.below(g.legal_moves().size()));
+          ++decisions;
+        }
+        ++played;
+      },
+      1.0, o.seconds, o.repeats);
+  const double per_game = static_cast<double>(decisions) / static_cast<double>(played);
+  print_bench_line("doudizhu/random_selfplay", game_rate, "games/s", reference(241),
+                   {{"decisions_per_s", game_rate * per_game},
+                    {"speedup_vs_reference", game_rate / 241},
+                    {"checksum", sink % 1000}});
+}
+
+// One thread: epsilon-greedy self-play of `games` concurrent games, all three seats.
+void bench_actor(const DouDizhuBenchOptions& o) {
+  configure_threads(1, 1);
+  torch::InferenceMode inference;
+  dmc::SeatNets nets;
+  Rng rng(3);
+  std::vector<Game> games;
+  for (int i = 0; i < o.games; ++i) games.emplace_back(Deal::random(rng));
+  dmc::DecisionBatch batch;
+  std::vector<std::int64_t> slot(games.size());
+  double flops = 0, fast_decisions = 0;
+  auto step_all = [&] {
+    batch.clear();
+    for (std::size_t i = 0; i < games.size(); ++i) {
+      slot[i] = -1;
+      const auto n = games[i].legal_moves().size();
+      if (n > 1) {
+        flops += factorised_flops(games[i].acting(), static_cast<double>(n));
+        slot[i] = static_cast<std::int64_t>(batch.add(games[i]));
+      }
+    }
+    if (batch.size() > 0) batch.evaluate(nets);
+    for (std::size_t i = 0; i < games.size(); ++i) {
+      std::size_t choice = 0;
+      if (slot[i] >= 0)
+        choice = rng.uniform() < 0.01 ? rng.below(games[i].legal_moves().size())
+                                      : batch.argmax(static_cast<std::size_t>(slot[i]));
+      games[i].play_index(choice);
+      fast_decisions += 1;
+      if (games[i].over()) games[i].reset(Deal::random(rng));
+    }
+  };
+  flops = fast_decisions = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double rate = median_rate(step_all, static_cast<double>(games.size()), o.seconds, o.repeats);
+  const double fast_gflops =
+      flops / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 1e9;
+  // DouZero's way on the same kind of positions: one decision at a time, the whole network on
+  // (x, a) and z repeated for every legal action.
+  double slow_flops = 0;
+  std::vector<float> x, z;
+  Game* g = &games[0];
+  auto douzero_step = [&] {
+    const Seat s = g->acting();
+    const auto& legal = g->legal_moves();
+    std::size_t choice = 0;
+    if (legal.size() > 1) {
+      const std::int64_t n = static_cast<std::int64_t>(legal.size()), sd = state_dim(s);
+      x.assign(static_cast<std::size_t>(n * (sd + kCardDim)), 0.0f);
+      z.assign(static_cast<std::size_t>(n * kHistoryDim), 0.0f);
+      for (std::int64_t k = 0; k < n; ++k) {
+        float* row = x.data() + k * (sd + kCardDim);
+        encode_state(*g, s, row);  // DouZero repeats the state per action
+        encode_cards(legal[static_cast<std::size_t>(k)], row + sd);
+        encode_history(*g, z.data() + k * kHistoryDim);
+      }
+      const auto q = nets[s].forward(torch::from_blob(z.data(), {n, kHistoryRows, kHistoryRowDim}),
+                                     torch::from_blob(x.data(), {n, sd + kCardDim}));
+      choice = static_cast<std::size_t>(q.argmax().item<std::int64_t>());
+      slow_flops += douzero_flops(s, static_cast<double>(n));
+    }
+    g->play_index(choice);
+    if (g->over()) g->reset(Deal::random(rng));
+  };
+  const auto t1 = std::chrono::steady_clock::now();
+  const double slow_rate = median_rate(douzero_step, 1.0, o.seconds, o.repeats);
+  const double slow_gflops =
+      slow_flops / std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count() / 1e9;
+  print_bench_line("doudizhu/actor_decisions_1_thread", rate, "decisions/s",
+                   {{"douzero_way_measured", slow_rate}, {"reference_douzero_python", 703}},
+                   {{"speedup_vs_douzero_way", rate / slow_rate},
+                    {"speedup_vs_reference", rate / 703},
+                    {"concurrent_games", o.games},
+                    {"gflops", fast_gflops},
+                    {"douzero_way_gflops", slow_gflops}});
+}
+
+void bench_training(const DouDizhuBenchOptions& o) {
+  if (o.train_frames <= 0) return;
+  const std::string configs = o.configs.empty() ? presets_dir().string() : o.configs;
+  auto agent = Agent::from_preset(configs + "/dmc/DouDizhu-v0.yaml",
+                                  {fmt::format("n_timesteps={}", o.train_frames), "hyperparams.eval_every=0"});
+  agent->set_progress_bar(false);
+  // A short warm-up so that thread start and the first batches do not count.
+  agent->learn(3200 * 3);
+  const auto start = std::chrono::steady_clock::now();
+  agent->learn(o.train_frames);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double rate = static_cast<double>(o.train_frames) / seconds;
+  // Learner FLOPs per frame: DouZero's forward on one (state, action) row, backward about twice that.
+  const double learn_flops = 3.0 * douzero_flops(Seat::LandlordDown, 1.0);
+  print_bench_line("doudizhu/train_frames", rate, "frames/s", reference(1'100),
+                   {{"speedup_vs_reference", rate / 1'100},
+                    {"frames", o.train_frames},
+                    {"seconds", seconds},
+                    {"learner_gflops", rate * learn_flops / 1e9},
+                    {"setup", "configs/dmc/DouDizhu-v0.yaml: 2 actors x 32 games, shared inference server, 1 learner"}});
+}
+
+}  // namespace
+
+void add_doudizhu_bench_command(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand("doudizhu", "DouDizhu engine, actor and DMC training throughput vs DouZero");
+  auto o = std::make_shared<DouDizhuBenchOptions>();
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
+  cmd->add_option("--games", o->games, "Concurrent games of the actor benchmark")->check(CLI::PositiveNumber);
+  cmd->add_option("--train-frames", o->train_frames, "Frames of the timed training run (0: skip)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--configs", o->configs, "Presets directory (default: the shipped presets)");
+  cmd->callback([o] {
+    bench_engine(*o);
+    bench_actor(*o);
+    bench_training(*o);
+  });
+}
+
+}  // namespace rlzoo::cli

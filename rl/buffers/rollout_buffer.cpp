@@ -1,0 +1,151 @@
+#include "rl/buffers/rollout_buffer.h"
+
+#include <fmt/format.h>
+
+#include "core/common/error.h"
+
+namespace rlzoo {
+
+RolloutBuffer::RolloutBuffer(std::int64_t n_steps, std::int64_t n_envs) : n_steps_(n_steps), n_envs_(n_envs) {
+  if (n_steps < 1 || n_envs < 1)
+    throw UserError(fmt::format("rollout buffer needs n_steps >= 1 and n_envs >= 1, got {} and {}", n_steps, n_envs));
+  const auto f = torch::TensorOptions().dtype(torch::kFloat32);
+  rewards_ = torch::zeros({n_steps, n_envs}, f);
+  dones_ = torch::zeros({n_steps, n_envs}, f);
+  values_ = torch::zeros({n_steps, n_envs}, f);
+  log_probs_ = torch::zeros({n_steps, n_envs}, f);
+  advantages_ = torch::zeros({n_steps, n_envs}, f);
+  returns_ = torch::zeros({n_steps, n_envs}, f);
+}
+
+namespace {
+torch::Tensor storage_for(const torch::Tensor& row, std::int64_t n_steps) {
+  std::vector<std::int64_t> sizes{n_steps};
+  for (auto d : row.sizes()) sizes.push_back(d);
+  return torch::zeros(sizes, row.options().device(torch::kCPU));
+}
+
+torch::Tensor on(const torch::Tensor& t, const torch::Device& device) { return t.defined() ? t.to(device) : t; }
+}  // namespace
+
+RolloutBuffer::Batch RolloutBuffer::Batch::to(const torch::Device& device) const {
+  Batch b;
+  for (const auto& o : obs) b.obs.push_back(on(o, device));
+  b.actions = on(actions, device);
+  b.old_values = on(old_values, device);
+  b.old_log_probs = on(old_log_probs, device);
+  b.advantages = on(advantages, device);
+  b.returns = on(returns, device);
+  b.action_masks = on(action_masks, device);
+  b.episode_starts = on(episode_starts, device);
+  b.initial_state = on(initial_state, device);
+  return b;
+}
+
+void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
+                        const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& values,
+                        const torch::Tensor& log_probs, const torch::Tensor& action_masks,
+                        const torch::Tensor& episode_starts) {
+  RLZOO_CHECK(pos_ < n_steps_, "rollout buffer is full");
+  if (obs_.empty()) {
+    for (const auto& o : obs) obs_.push_back(storage_for(o, n_steps_));
+    actions_ = storage_for(actions, n_steps_);
+    if (action_masks.defined()) masks_ = storage_for(action_masks, n_steps_);
+    if (episode_starts.defined()) starts_ = torch::zeros({n_steps_, n_envs_}, torch::kBool);
+  }
+  RLZOO_CHECK(obs.size() == obs_.size());
+  for (std::size_t i = 0; i < obs.size(); ++i) obs_[i][pos_].copy_(obs[i]);
+  actions_[pos_].copy_(actions);
+  rewards_[pos_].copy_(rewards);
+  dones_[pos_].copy_(dones);
+  values_[pos_].copy_(values);
+  log_probs_[pos_].copy_(log_probs);
+  if (masks_.defined()) masks_[pos_].copy_(action_masks);
+  if (starts_.defined()) starts_[pos_].copy_(episode_starts);
+  ++pos_;
+}
+
+void RolloutBuffer::compute_returns_and_advantages(const torch::Tensor& last_values, double gamma, double gae_lambda) {
+  RLZOO_CHECK(full(), "GAE needs a full rollout");
+  // Plain loops over [T, N] accessors: T*N is small and this avoids ~T tiny tensor ops.
+  auto r = rewards_.accessor<float, 2>();
+  auto d = dones_.accessor<float, 2>();
+  auto v = values_.accessor<float, 2>();
+  auto adv = advantages_.accessor<float, 2>();
+  auto last = last_values.to(torch::kCPU, torch::kFloat32).contiguous();
+  const float* lv = last.data_ptr<float>();
+  for (std::int64_t i = 0; i < n_envs_; ++i) {
+    double gae = 0.0;
+    for (std::int64_t t = n_steps_ - 1; t >= 0; --t) {
+      const double next_value = t + 1 < n_steps_ ? v[t + 1][i] : lv[i];
+      const double not_done = 1.0 - d[t][i];
+      const double delta = r[t][i] + gamma * next_value * not_done - v[t][i];
+      gae = delta + gamma * gae_lambda * not_done * gae;
+      adv[t][i] = static_cast<float>(gae);
+    }
+  }
+  returns_ = advantages_ + values_;
+}
+
+std::vector<RolloutBuffer::Batch> RolloutBuffer::minibatches(std::int64_t batch_size) const {
+  const std::int64_t total = n_steps_ * n_envs_;
+  RLZOO_CHECK(batch_size >= 1);
+  const auto perm = torch::randperm(total, torch::TensorOptions().dtype(torch::kInt64));
+  auto flat = [&](const torch::Tensor& t) {
+    std::vector<std::int64_t> sizes{total};
+    for (std::int64_t k = 2; k < t.dim(); ++k) sizes.push_back(t.size(k));
+    return t.reshape(sizes);
+  };
+  std::vector<torch::Tensor> obs;
+  for (const auto& o : obs_) obs.push_back(flat(o));
+  const auto actions = flat(actions_), values = flat(values_), log_probs = flat(log_probs_),
+             advantages = flat(advantages_), returns = flat(returns_);
+  const auto masks = masks_.defined() ? flat(masks_) : torch::Tensor();
+  std::vector<Batch> out;
+  for (std::int64_t start = 0; start < total; start += batch_size) {
+    const auto idx = perm.slice(0, start, std::min(total, start + batch_size));
+    Batch b;
+    for (const auto& o : obs) b.obs.push_back(o.index_select(0, idx));
+    b.actions = actions.index_select(0, idx);
+    b.old_values = values.index_select(0, idx);
+    b.old_log_probs = log_probs.index_select(0, idx);
+    b.advantages = advantages.index_select(0, idx);
+    b.returns = returns.index_select(0, idx);
+    if (masks.defined()) b.action_masks = masks.index_select(0, idx);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<RolloutBuffer::Batch> RolloutBuffer::sequence_minibatches(std::int64_t envs_per_batch) const {
+  RLZOO_CHECK(envs_per_batch >= 1);
+  RLZOO_CHECK(starts_.defined() && initial_state_.defined(),
+              "sequence minibatches need the episode starts and the initial state of the rollout");
+  RLZOO_CHECK(initial_state_.dim() >= 3 && initial_state_.size(2) == n_envs_,
+              "the initial state must hold the envs at dimension 2");
+  const auto perm = torch::randperm(n_envs_, torch::TensorOptions().dtype(torch::kInt64));
+  // [T, N, ...] -> the envs idx, flattened time-major to [T * E, ...].
+  auto pick = [&](const torch::Tensor& t, const torch::Tensor& idx) {
+    std::vector<std::int64_t> sizes{n_steps_ * idx.size(0)};
+    for (std::int64_t k = 2; k < t.dim(); ++k) sizes.push_back(t.size(k));
+    return t.index_select(1, idx).reshape(sizes);
+  };
+  std::vector<Batch> out;
+  for (std::int64_t start = 0; start < n_envs_; start += envs_per_batch) {
+    const auto idx = perm.slice(0, start, std::min(n_envs_, start + envs_per_batch));
+    Batch b;
+    for (const auto& o : obs_) b.obs.push_back(pick(o, idx));
+    b.actions = pick(actions_, idx);
+    b.old_values = pick(values_, idx);
+    b.old_log_probs = pick(log_probs_, idx);
+    b.advantages = pick(advantages_, idx);
+    b.returns = pick(returns_, idx);
+    if (masks_.defined()) b.action_masks = pick(masks_, idx);
+    b.episode_starts = starts_.index_select(1, idx);
+    b.initial_state = initial_state_.index_select(2, idx);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace rlzoo

@@ -1,0 +1,125 @@
+// Networks built from spaces, distributions, the rollout buffer's GAE.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "rl/buffers/rollout_buffer.h"
+#include "rl/nets/networks.h"
+#include "rl/nets/observation.h"
+
+namespace rlzoo {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Networks, ActorCriticForDiscreteAndBoxActions) {
+  torch::manual_seed(0);
+  PolicyConfig cfg;
+  ActorCritic discrete(Space::box(-1, 1, {4}), Space::discrete(3), cfg);
+  auto [d, v] = discrete->forward({torch::randn({5, 4})});
+  EXPECT_EQ(d.sample().sizes(), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(v.sizes(), (std::vector<std::int64_t>{5}));
+  ASSERT_NE(d.categorical(), nullptr);
+
+  ActorCritic gaussian(Space::box(-1, 1, {3}), Space::box(-2, 2, {2}), cfg);
+  auto [g, gv] = gaussian->forward({torch::randn({5, 3})});
+  ASSERT_NE(g.gaussian(), nullptr);
+  EXPECT_EQ(g.sample().sizes(), (std::vector<std::int64_t>{5, 2}));
+  EXPECT_TRUE(torch::allclose(gaussian->log_std(), torch::zeros({2})));
+}
+
+TEST(Networks, UnsupportedSpacesAreClearErrors) {
+  PolicyConfig cfg;
+  try {
+    ActorCritic bad(Space::box(-1, 1, {4}), Space::multi_binary({3}), cfg);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unsupported action space MultiBinary((3,))"));
+  }
+  try {
+    QNetwork q(Space::box(-1, 1, {4}), Space::box(-1, 1, {1}), cfg);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("needs a Discrete action space"));
+  }
+  cfg.activation = "swish";
+  EXPECT_THROW(ActorCritic(Space::box(-1, 1, {4}), Space::discrete(2), cfg), UserError);
+}
+
+TEST(Networks, DictImageAndDiscreteObservationsAreEncodedPerField) {
+  const Space obs = Space::dict({{"image", Space::box(0, 255, {36, 36, 3}, DType::UInt8)},
+                                 {"position", Space::box(-1, 1, {2})},
+                                 {"room", Space::discrete(5)}});
+  PolicyConfig cfg;
+  cfg.cnn_features = 16;
+  ObservationEncoder enc(obs, cfg);
+  EXPECT_EQ(enc->out_features(), 16 + 2 + 5);
+  // Observations in the space's byte layout, decoded with observation_tensors.
+  Rng rng(1);
+  std::vector<std::byte> rows(obs.byte_size() * 3);
+  for (int i = 0; i < 3; ++i) obs.sample(rng, Bytes(rows.data() + i * obs.byte_size(), obs.byte_size()));
+  const auto fields = observation_tensors(obs, rows.data(), 3);
+  ASSERT_EQ(fields.size(), 3u);
+  EXPECT_EQ(fields[0].sizes(), (std::vector<std::int64_t>{3, 36, 36, 3}));
+  EXPECT_EQ(fields[2].scalar_type(), torch::kInt64);
+  const auto features = enc->forward(fields);
+  EXPECT_EQ(features.sizes(), (std::vector<std::int64_t>{3, 23}));
+  // The one-hot part equals the room index.
+  EXPECT_EQ(features.slice(1, 18, 23).argmax(1).equal(fields[2]), true);
+}
+
+TEST(Networks, DuelingQHeadCentresAdvantages) {
+  PolicyConfig cfg;
+  cfg.dueling = true;
+  QNetwork q(Space::box(-1, 1, {4}), Space::discrete(3), cfg);
+  EXPECT_EQ(q->forward({torch::randn({7, 4})}).sizes(), (std::vector<std::int64_t>{7, 3}));
+}
+
+TEST(Distributions, MaskedCategoricalNeverSamplesIllegalActions) {
+  torch::manual_seed(3);
+  const auto logits = torch::zeros({1000, 4});
+  auto mask = torch::ones({1000, 4}, torch::kBool);
+  mask.select(1, 2).fill_(false);
+  Categorical c(logits, mask);
+  EXPECT_FALSE(c.sample().eq(2).any().item<bool>());
+  EXPECT_NEAR(c.entropy()[0].item<double>(), std::log(3.0), 1e-5);
+  EXPECT_NEAR(c.log_prob(torch::zeros({1000}, torch::kInt64))[0].item<double>(), -std::log(3.0), 1e-5);
+}
+
+TEST(Distributions, DiagGaussianLogProbMatchesFormula) {
+  const auto mean = torch::tensor({{0.5f, -1.0f}});
+  const auto log_std = torch::tensor({0.1f, -0.3f});
+  DiagGaussian g(mean, log_std);
+  const auto a = torch::tensor({{0.2f, 0.0f}});
+  double expected = 0;
+  const double m[2] = {0.5, -1.0}, ls[2] = {0.1, -0.3}, x[2] = {0.2, 0.0};
+  for (int i = 0; i < 2; ++i) {
+    const double z = (x[i] - m[i]) / std::exp(ls[i]);
+    expected += -0.5 * z * z - ls[i] - 0.5 * std::log(2 * M_PI);
+  }
+  EXPECT_NEAR(g.log_prob(a).item<double>(), expected, 1e-5);
+  EXPECT_NEAR(g.entropy().item<double>(), (0.1 - 0.3) + 2 * (0.5 + 0.5 * std::log(2 * M_PI)), 1e-5);
+}
+
+TEST(RolloutBuffer, GaeMatchesHandComputedValuesAndStopsAtEpisodeEnds) {
+  RolloutBuffer buf(3, 1);
+  const double gamma = 0.9, lambda = 0.8;
+  const float r[3] = {1, 2, 3}, v[3] = {0.5f, 1.0f, 1.5f}, done[3] = {0, 1, 0};
+  for (int t = 0; t < 3; ++t)
+    buf.add({torch::zeros({1, 2})}, torch::zeros({1}, torch::kInt64), torch::tensor({r[t]}), torch::tensor({done[t]}),
+            torch::tensor({v[t]}), torch::zeros({1}));
+  buf.compute_returns_and_advantages(torch::tensor({2.0f}), gamma, lambda);
+  // t=2: delta = 3 + 0.9*2 - 1.5 = 3.3
+  // t=1: episode ends here: delta = 2 - 1 = 1 (no bootstrap, no carry)
+  // t=0: delta = 1 + 0.9*1.0 - 0.5 = 1.4; adv = 1.4 + 0.9*0.8*1 = 2.12
+  const auto adv = buf.advantages();
+  EXPECT_NEAR(adv[2][0].item<double>(), 3.3, 1e-5);
+  EXPECT_NEAR(adv[1][0].item<double>(), 1.0, 1e-5);
+  EXPECT_NEAR(adv[0][0].item<double>(), 2.12, 1e-5);
+  EXPECT_NEAR(buf.returns()[0][0].item<double>(), 2.62, 1e-5);
+  const auto batches = buf.minibatches(2);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0].advantages.size(0) + batches[1].advantages.size(0), 3);
+}
+
+}  // namespace
+}  // namespace rlzoo
