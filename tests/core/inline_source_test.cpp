@@ -1,6 +1,6 @@
 // The inline backend's source (core/runtime/inline_source.h): the learner's thread as the one
 // actor gives the trajectories an actor thread gives, cut where asked, with episode starts
-// carried from round to round (torch-free; also under TSan).
+// carried from round to round (torch-free: ASan and UBSan run it too; it starts no thread).
 #include <gtest/gtest.h>
 
 #include <map>
