@@ -1,6 +1,7 @@
 #include "distributed/fleet_wire.h"
 
 #include <fmt/format.h>
+#include <torch/torch.h>
 
 #include <cstring>
 

@@ -15,7 +15,7 @@
 // run_training().
 #pragma once
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 #include <functional>
 #include <memory>

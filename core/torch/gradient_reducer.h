@@ -4,7 +4,7 @@
 // learners, c10d) without the algorithm including any transport.
 #pragma once
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 #include <memory>
 #include <vector>

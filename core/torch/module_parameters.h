@@ -6,7 +6,7 @@
 //   load_snapshot(*replica, *client.snapshot());     // actor, when client.refresh()
 #pragma once
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 #include <vector>
 

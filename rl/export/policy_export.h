@@ -5,7 +5,7 @@
 // other's internals. What the exporters rebuild is act() with deterministic = true.
 #pragma once
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 #include <optional>
 #include <string>
