@@ -43,11 +43,14 @@ std::string space_kind_list(const std::vector<SpaceKind>& kinds) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+namespace {
+bool declares(const std::vector<SpaceKind>& kinds, SpaceKind kind) {
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+}  // namespace
+
 bool AlgorithmCapabilities::handles(const EnvSpec& env) const {
-  auto in = [](const std::vector<SpaceKind>& kinds, SpaceKind k) {
-    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
-  };
-  return in(observation_spaces, env.observation_space.kind()) && in(action_spaces, env.action_space.kind());
+  return declares(observation_spaces, env.observation_space.kind()) && declares(action_spaces, env.action_space.kind());
 }
 
 std::string AlgorithmCapabilities::describe() const {
@@ -119,8 +122,7 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
 void check_env_spaces(const AgentSetup& setup, const YAML::Node& preset, const std::string& algorithm,
                       const AlgorithmCapabilities& caps, const EnvSpec& env) {
   if (caps.handles(env)) return;
-  const bool obs_ok = std::find(caps.observation_spaces.begin(), caps.observation_spaces.end(),
-                                env.observation_space.kind()) != caps.observation_spaces.end();
+  const bool obs_ok = declares(caps.observation_spaces, env.observation_space.kind());
   const Space& space = obs_ok ? env.action_space : env.observation_space;
   const char* what = obs_ok ? "actions" : "observations";
   const std::string takers = algorithms_that([&](const AlgorithmCapabilities& c) { return c.handles(env); });
