@@ -2,10 +2,9 @@
 // errors named against that key.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <string_view>
 
+#include "core/torch/tensor.h"
 #include "rl/algorithm_registry.h"
 
 namespace rlzoo {

@@ -3,12 +3,11 @@
 // act()/evaluate(), saved with checkpoints.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/common/running_mean_std.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

@@ -13,7 +13,9 @@
 // decision, and only W_a a (a 54 x 512 product) and the 512-wide layers run per action.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
 
 #include "core/torch/module_parameters.h"
 

@@ -11,7 +11,12 @@
 // Output [B, K, A]: tanh-bounded actions (continuous) or logits (discrete).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/dropout.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
 
 #include "rl/nets/transformer.h"
 

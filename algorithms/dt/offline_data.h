@@ -12,11 +12,10 @@
 // the window. Padded entries are 0 everywhere (the valid mask is authoritative).
 #pragma once
 
-#include <torch/torch.h>
-
 #include <vector>
 
 #include "core/common/rng.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo::dt {
 

@@ -13,9 +13,8 @@
 // is evaluated on, so fresh and corrected terms share the same d(.).
 #pragma once
 
-#include <torch/torch.h>
-
 #include "algorithms/pg/trajectories.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo::pg {
 

@@ -4,7 +4,8 @@
 // standard deviation for a Box action space. Observations are float32 vectors.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
 
 #include "rl/nets/layers.h"
 #include "rl/nets/policy_config.h"

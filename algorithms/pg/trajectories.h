@@ -2,8 +2,6 @@
 // current policy, each cut at `horizon` steps, stored padded as [N, H] with a validity mask.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <memory>
 #include <span>
 #include <vector>
@@ -11,6 +9,7 @@
 #include "algorithms/pg/pg_policy.h"
 #include "core/common/rng.h"
 #include "core/env/env.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo::pg {
 

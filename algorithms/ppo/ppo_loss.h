@@ -3,13 +3,12 @@
 // every agent that runs PPO (ppo, the SeCBAD family).
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <vector>
 
+#include "core/torch/tensor.h"
 #include "rl/buffers/rollout_buffer.h"
 #include "rl/nets/networks.h"
 #include "algorithms/ppo/ppo_config.h"

@@ -4,7 +4,8 @@
 // (plain PPO on the same code) only the state layer is there.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
 
 #include "rl/nets/networks.h"
 #include "algorithms/secbad/secbad_config.h"

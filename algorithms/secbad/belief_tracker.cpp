@@ -29,6 +29,8 @@ BeliefTracker::BeliefTracker(BeliefEncoder encoder, RewardDecoder decoder, const
   reset_all();
 }
 
+torch::Tensor BeliefTracker::beliefs() const { return torch::stack(beliefs_); }
+
 void BeliefTracker::reset_all() {
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(envs_.size()); ++i) reset(i);
 }

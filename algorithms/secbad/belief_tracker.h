@@ -11,13 +11,12 @@
 // with oracle segmentation, right before a segment starts) it is the prior's.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <vector>
 
 #include "algorithms/secbad/belief_vae.h"
 #include "algorithms/secbad/candidate_encoder.h"
 #include "algorithms/secbad/segment_posterior.h"
+#include "core/torch/tensor.h"
 #include "core/torch/tensor_io.h"
 
 namespace rlzoo::secbad {
@@ -45,7 +44,7 @@ class BeliefTracker {
                    std::span<const std::uint8_t> reset);
 
   // [N, 2 * latent]: mu and log sigma^2 of every env's current belief.
-  torch::Tensor beliefs() const { return torch::stack(beliefs_); }
+  torch::Tensor beliefs() const;
   // Inferred mode: env i's most likely segment length (0 before its first step) and live
   // hypotheses; other modes: 0.
   std::int64_t map_length(std::int64_t i) const;

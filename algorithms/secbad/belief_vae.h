@@ -12,7 +12,10 @@
 // index t, the rewards of the steps in t's segment (the whole episode when not segmented).
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
 
 #include <deque>
 #include <vector>

@@ -10,7 +10,7 @@
 // inputs; lengths are ascending (the newest candidate first), as SegmentPosterior's.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/modules/rnn.h>
 
 #include <span>
 #include <vector>

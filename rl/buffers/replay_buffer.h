@@ -23,8 +23,6 @@
 // (as Stable-Baselines3's optimize_memory_usage). Not thread-safe.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,6 +33,7 @@
 #include "core/checkpoint/writer.h"
 #include "core/common/bytes.h"
 #include "core/spaces/space.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

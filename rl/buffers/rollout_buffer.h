@@ -13,9 +13,9 @@
 // recomputes exactly what the rollout computed (CleanRL's ppo_atari_lstm).
 #pragma once
 
-#include <torch/torch.h>
-
 #include <vector>
+
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

@@ -9,12 +9,11 @@
 // instead of exporting something that acts differently.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/torch/tensor.h"
 #include "rl/export/policy_export.h"
 
 namespace rlzoo {

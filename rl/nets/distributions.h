@@ -1,7 +1,7 @@
 // Action distributions written out (LibTorch's C++ API has no Categorical or Normal).
 #pragma once
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

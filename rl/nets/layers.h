@@ -1,7 +1,11 @@
 // Basic network blocks: MLP, Nature CNN, recurrent encoder, initialisers.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/any.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/rnn.h>
 
 #include <string>
 #include <vector>

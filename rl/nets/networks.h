@@ -7,7 +7,8 @@
 // Anything else is a UserError naming the space.
 #pragma once
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
 
 #include <optional>
 #include <variant>

@@ -2,11 +2,10 @@
 // buffers store them) to tensors, without copying where the layout allows.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <vector>
 
 #include "core/spaces/space.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

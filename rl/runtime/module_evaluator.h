@@ -13,8 +13,6 @@
 //                        [q](const auto& obs) mutable { return q->forward(obs); }, &store);
 #pragma once
 
-#include <torch/torch.h>
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +20,7 @@
 #include "core/runtime/actor_policy.h"
 #include "core/spaces/space.h"
 #include "core/torch/module_parameters.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 

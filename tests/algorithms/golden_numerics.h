@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <torch/torch.h>
+#include <torch/serialize/input-archive.h>
 
 #include <algorithm>
 #include <cstdlib>
