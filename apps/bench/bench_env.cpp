@@ -6,59 +6,18 @@
 #include <vector>
 
 #include "apps/bench/bench_util.h"
+#include "apps/bench/raw_cartpole.h"
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
 #include "core/spaces/space_leaves.h"
 #include "core/vector/vector_env.h"
-#include "envs/classic_control/numerics.h"
 
 namespace rlzoo::cli {
 
 namespace {
 
-// The baseline: CartPole's dynamics written inline with no API around them: the same
-// arithmetic as envs/classic_control/cartpole (including Gymnasium's pow-based squares, so
-// both do identical work), reset on termination, actions from the same table.
-struct RawCartPole {
-  double x = 0, x_dot = 0, theta = 0, theta_dot = 0;
-  Rng rng{1};
-  void reset() {
-    x = rng.uniform(-0.05, 0.05);
-    x_dot = rng.uniform(-0.05, 0.05);
-    theta = rng.uniform(-0.05, 0.05);
-    theta_dot = rng.uniform(-0.05, 0.05);
-  }
-  // Returns a checksum so the compiler cannot drop the work.
-  float run(const std::vector<std::int64_t>& actions, std::int64_t steps, std::int64_t& t) {
-    constexpr double g = 9.8, mc = 1.0, mp = 0.1, total = mp + mc, l = 0.5, pml = mp * l, fmag = 10.0, tau = 0.02;
-    constexpr double theta_limit = 12 * 2 * M_PI / 360, x_limit = 2.4;
-    float sum = 0;
-    const std::size_t mask = actions.size() - 1;
-    for (std::int64_t i = 0; i < steps; ++i) {
-      const double force = actions[static_cast<std::size_t>(t++) & mask] == 1 ? fmag : -fmag;
-      const double c = std::cos(theta), s = std::sin(theta);
-      const double temp = (force + pml * classic_control::py_square(theta_dot) * s) / total;
-      const double thetaacc = (g * s - c * temp) / (l * (4.0 / 3.0 - mp * classic_control::py_square(c) / total));
-      const double xacc = temp - pml * thetaacc * c / total;
-      x += tau * x_dot;
-      x_dot += tau * xacc;
-      theta += tau * theta_dot;
-      theta_dot += tau * thetaacc;
-      float obs[4] = {static_cast<float>(x), static_cast<float>(x_dot), static_cast<float>(theta),
-                      static_cast<float>(theta_dot)};
-      sum += obs[0];
-      if (x < -x_limit || x > x_limit || theta < -theta_limit || theta > theta_limit) reset();
-    }
-    return sum;
-  }
-};
-
-std::vector<std::int64_t> random_actions(std::size_t n) {
-  Rng rng(7);
-  std::vector<std::int64_t> a(n);
-  for (auto& v : a) v = static_cast<std::int64_t>(rng.below(2));
-  return a;
-}
+using bench::random_cartpole_actions;
+using bench::RawCartPole;
 
 struct EnvBenchOptions {
   double seconds = 0.3;
@@ -67,7 +26,7 @@ struct EnvBenchOptions {
 
 void run_env_bench(const EnvBenchOptions& o) {
   const std::string id = "CartPole-v1";
-  const auto actions = random_actions(1 << 16);
+  const auto actions = random_cartpole_actions(1 << 16);
   volatile float sink = 0;
 
   // Raw inline loop (the per-thread baseline).

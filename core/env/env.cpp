@@ -39,7 +39,7 @@ bool has_float_leaf(const Space& s) {
 }  // namespace
 
 Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
-  float_observations_ = has_float_leaf(spec_.observation_space);
+  derive_step_plan();
   if (spec_.num_agents < 1) throw UserError(fmt::format("env {}: num_agents must be >= 1", spec_.id));
   if (spec_.max_episode_steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0", spec_.id));
   if (spec_.has_action_mask) {
@@ -54,6 +54,53 @@ Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
 }
 
 Env::~Env() = default;
+
+void Env::derive_step_plan() {
+  const Space& os = spec_.observation_space;
+  const Space& as = spec_.action_space;
+  obs_bytes_ = os.byte_size();
+  finite_check_ = FiniteCheck::None;
+  finite_count_ = 0;
+  if (os.is_box() && os.dtype() == DType::Float32) {
+    finite_check_ = FiniteCheck::Float32;
+  } else if (os.is_box() && os.dtype() == DType::Float64) {
+    finite_check_ = FiniteCheck::Float64;
+  } else if (has_float_leaf(os)) {
+    finite_check_ = FiniteCheck::Leaves;
+  }
+  if (finite_check_ == FiniteCheck::Float32 || finite_check_ == FiniteCheck::Float64)
+    finite_count_ = static_cast<std::size_t>(os.numel());
+  discrete_action_ = as.kind() == SpaceKind::Discrete && as.byte_size() == sizeof(std::int64_t);
+  action_start_ = discrete_action_ ? as.start() : 0;
+  action_n_ = discrete_action_ ? as.n() : 0;
+  step_plan_stale_ = false;
+}
+
+namespace {
+// x - x is 0 for a finite x and NaN for NaN or Inf, and a NaN stays in the sum: a scalar
+// loop of three instructions per element (observations are a handful of floats; a vectorised
+// loop costs more in its prologue than it saves).
+template <class T>
+[[gnu::always_inline]] inline bool floats_are_finite(const std::byte* data, std::size_t n) {
+  const auto* v = reinterpret_cast<const T*>(data);
+  T acc = 0;
+  for (std::size_t i = 0; i < n; ++i) acc += v[i] - v[i];
+  return acc == 0;
+}
+
+// Dict observations, leaf by leaf: out of line, so that the common case stays a leaf function.
+[[gnu::noinline]] bool leaves_are_finite(const Space& space, ConstBytes obs) { return all_finite(space, obs); }
+}  // namespace
+
+bool Env::observation_is_finite(ConstBytes obs) const {
+  switch (finite_check_) {
+    case FiniteCheck::None: return true;
+    case FiniteCheck::Float32: return floats_are_finite<float>(obs.data(), finite_count_);
+    case FiniteCheck::Float64: return floats_are_finite<double>(obs.data(), finite_count_);
+    case FiniteCheck::Leaves: return leaves_are_finite(spec_.observation_space, obs);
+  }
+  return true;
+}
 
 void Env::set_max_episode_steps(std::int64_t steps) {
   if (steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0, got {}", spec_.id, steps));
@@ -72,6 +119,8 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size(),
               fmt::format("env {}: observation buffer has {} bytes, the space needs {}", spec_.id, obs.size(),
                           spec_.observation_space.byte_size()));
+  if (step_plan_stale_) [[unlikely]]
+    derive_step_plan();
   if (seed) rng_.seed_with(*seed);
   info_.episode_done = false;
   info_.num_scalars = 0;
@@ -83,7 +132,8 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   } catch (...) {
     rethrow_naming_env("reset");
   }
-  if (float_observations_ && !is_wrapper_) check_finite_observation(obs, 0);
+  if (!is_wrapper_ && !observation_is_finite(obs)) [[unlikely]]
+    check_finite_observation(obs, 0);
   needs_reset_ = false;
   return info_;
 }
@@ -92,13 +142,13 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
   if (needs_reset_) [[unlikely]]
     throw EnvError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
                                 elapsed_ == 0 ? "before reset()" : "after the episode ended"));
-  RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size());
-  const Space& as = spec_.action_space;
+  RLZOO_CHECK(obs.size() == obs_bytes_);
   // Fast path for the most common case, the rest in validate_action.
-  if (as.kind() == SpaceKind::Discrete && action.size() == 8) {
-    const auto a = *reinterpret_cast<const std::int64_t*>(action.data());
-    const auto i = a - as.start();
-    if (i < 0 || i >= as.n() || (!mask_view_.empty() && !mask_view_[static_cast<std::size_t>(i)])) [[unlikely]]
+  if (discrete_action_ && action.size() == sizeof(std::int64_t)) {
+    std::int64_t a;
+    std::memcpy(&a, action.data(), sizeof a);
+    const auto i = a - action_start_;
+    if (i < 0 || i >= action_n_ || (!mask_view_.empty() && !mask_view_[static_cast<std::size_t>(i)])) [[unlikely]]
       validate_action(action);
   } else {
     validate_action(action);
@@ -117,7 +167,8 @@ StepResult Env::step(ConstBytes action, Bytes obs) {
     // would otherwise reach a learner's loss and surface far from its cause.
     if (!std::isfinite(r.reward)) [[unlikely]]
       throw EnvError(fmt::format("env {}, episode step {}: reward {} is not finite", spec_.id, elapsed_, r.reward));
-    if (float_observations_) check_finite_observation(obs, elapsed_);
+    if (!observation_is_finite(obs)) [[unlikely]]
+      check_finite_observation(obs, elapsed_);
   }
   if (spec_.max_episode_steps > 0 && elapsed_ >= spec_.max_episode_steps) r.truncated = true;
   if (!is_wrapper_) {
@@ -185,8 +236,7 @@ std::string format_action(ConstBytes action, const Space& as) {
 }  // namespace
 
 void Env::check_finite_observation(ConstBytes obs, std::int64_t step) const {
-  if (all_finite(spec_.observation_space, obs)) [[likely]]
-    return;
+  if (all_finite(spec_.observation_space, obs)) return;
   std::string element;
   if (spec_.observation_space.is_box())
     if (const auto i = first_non_finite(spec_.observation_space, obs)) element = fmt::format(" {}", *i);

@@ -174,7 +174,12 @@ class Env {
   std::span<double> mutable_agent_rewards() { return agent_rewards_; }
   std::span<std::uint8_t> mutable_action_mask() { return mask_; }
   void set_candidates(CandidateView c) { candidates_ = c; }
-  EnvSpec& mutable_spec() { return spec_; }
+  // Changes to the spaces take effect at the next reset() (step() works from what the
+  // constructor and reset() derive from them, see derive_step_plan()).
+  EnvSpec& mutable_spec() {
+    step_plan_stale_ = true;
+    return spec_;
+  }
 
   // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
   void forward_views_to(const Env& inner);
@@ -188,6 +193,11 @@ class Env {
   // Throws EnvError naming the element when a float of `obs` is NaN or Inf after reset (step 0)
   // or episode step `step`.
   void check_finite_observation(ConstBytes obs, std::int64_t step) const;
+  // What step() needs from the spaces, read once (a step then reads a few members of this
+  // object instead of walking Space objects): the Discrete action's range, and how the
+  // observation is checked for NaN/Inf.
+  void derive_step_plan();
+  [[gnu::always_inline]] inline bool observation_is_finite(ConstBytes obs) const;
 
   EnvSpec spec_;
   Rng rng_;
@@ -202,7 +212,15 @@ class Env {
   const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
   bool is_wrapper_ = false;
   bool strict_actions_ = false;
-  bool float_observations_ = false;  // the observation space has a float leaf: checked for NaN/Inf
+  // The step plan (derive_step_plan()). Observations of one float Box are checked in place;
+  // other spaces with a float leaf (Dict) leaf by leaf.
+  enum class FiniteCheck : std::uint8_t { None, Float32, Float64, Leaves };
+  FiniteCheck finite_check_ = FiniteCheck::None;
+  bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
+  bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
+  std::size_t obs_bytes_ = 0;
+  std::size_t finite_count_ = 0;  // Float32/Float64: the Box's elements
+  std::int64_t action_start_ = 0, action_n_ = 0;
   bool needs_reset_ = true;
   std::int64_t elapsed_ = 0;
   double episode_return_ = 0.0;
