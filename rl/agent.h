@@ -15,8 +15,6 @@
 // run_training().
 #pragma once
 
-#include "core/torch/tensor.h"
-
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,6 +31,7 @@
 #include "core/config/context.h"
 #include "core/env/env.h"
 #include "core/torch/gradient_reducer.h"
+#include "core/torch/tensor.h"
 
 namespace rlzoo {
 
