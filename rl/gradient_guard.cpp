@@ -1,6 +1,8 @@
 #include "rl/gradient_guard.h"
 
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <torch/nn/utils/clip_grad.h>
@@ -16,6 +18,38 @@ namespace {
       where.num_timesteps, where.what, where.index, what));
 }
 
+// The gradients as raw float arrays when every defined one is a plain float32 CPU tensor (the
+// small networks' case), else nothing: then LibTorch's operations do the work.
+std::optional<std::vector<std::pair<float*, std::int64_t>>> plain_gradients(const std::vector<torch::Tensor>& params) {
+  std::vector<std::pair<float*, std::int64_t>> out;
+  out.reserve(params.size());
+  for (const auto& p : params) {
+    const auto& g = p.grad();
+    if (!g.defined()) continue;
+    if (!g.device().is_cpu() || g.scalar_type() != torch::kFloat32 || g.layout() != torch::kStrided ||
+        !g.is_contiguous() || g.requires_grad())
+      return std::nullopt;
+    out.emplace_back(g.data_ptr<float>(), g.numel());
+  }
+  return out;
+}
+
+// The global L2 norm in double, and the gradients scaled as clip_grad_norm_ scales them
+// (max_norm / (norm + 1e-6) when that is below 1), in one pass each.
+double clip_plain(const std::vector<std::pair<float*, std::int64_t>>& grads, double max_norm) {
+  double sum = 0.0;
+  for (const auto& [g, n] : grads)
+    for (std::int64_t i = 0; i < n; ++i) sum += static_cast<double>(g[i]) * g[i];
+  const double norm = std::sqrt(sum);
+  if (max_norm > 0 && std::isfinite(norm)) {
+    const auto coef = static_cast<float>(max_norm / (norm + 1e-6));
+    if (coef < 1.0f)
+      for (const auto& [g, n] : grads)
+        for (std::int64_t i = 0; i < n; ++i) g[i] *= coef;
+  }
+  return norm;
+}
+
 }  // namespace
 
 double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, const torch::Tensor& loss,
@@ -23,7 +57,9 @@ double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double
   // A loss can be Inf while its gradients stay finite (Huber's are bounded), so both are read.
   const double loss_value = loss.defined() ? loss.detach().item<double>() : 0.0;
   double norm = 0.0;
-  if (max_norm > 0) {
+  if (const auto plain = plain_gradients(params)) {
+    norm = clip_plain(*plain, max_norm);
+  } else if (max_norm > 0) {
     norm = torch::nn::utils::clip_grad_norm_(params, max_norm);
   } else {
     std::vector<torch::Tensor> norms;

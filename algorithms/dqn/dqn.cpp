@@ -8,6 +8,7 @@
 #include "rl/gradient_guard.h"
 #include "rl/learner_device.h"
 #include "rl/nets/observation.h"
+#include "rl/optim/zero_gradients.h"
 #include "rl/runtime/module_evaluator.h"
 #include "rl/runtime/runtime_setup.h"
 #include "rl/training_run.h"
@@ -47,7 +48,7 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
   }
   q_target_->eval();
   optimizer_ =
-      std::make_unique<torch::optim::Adam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+      std::make_unique<FusedAdam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
   const RuntimeConfig& rt = setup.preset.runtime;
   if (rt.enabled() && cfg_.n_envs != 1 && cfg_.n_envs != rt.total_envs())
     setup.ctx.child("hyperparams.n_envs")
@@ -141,7 +142,7 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     const torch::Tensor q =
         q_net_->forward(to_device(observation_tensors(space, s.obs), device_)).gather(1, actions.unsqueeze(1)).squeeze(1);
     const torch::Tensor loss = cfg_.loss == "huber" ? torch::smooth_l1_loss(q, target) : torch::mse_loss(q, target);
-    optimizer_->zero_grad();
+    zero_gradients(*optimizer_);
     loss.backward();
     gradient_reducer().reduce(params);
     clip_and_check_gradients(params, cfg_.max_grad_norm, loss, {"DQN gradient step", n_updates_ + 1, num_timesteps_});

@@ -25,6 +25,7 @@
 #include "rl/algorithm_registry.h"
 #include "rl/buffers/replay_buffer.h"
 #include "rl/nets/networks.h"
+#include "rl/optim/fused_adam.h"
 #include "algorithms/dqn/dqn_config.h"
 #include "core/common/rng.h"
 #include "core/runtime/actor_policy.h"
@@ -103,7 +104,7 @@ class DqnAgent : public Agent {
   EnvSpec spec_;
   torch::Device device_ = torch::kCPU;
   QNetwork q_net_{nullptr}, q_target_{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<FusedAdam> optimizer_;
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<ReplayBuffer> buffer_;
   Rng rng_;  // exploration coins and random actions

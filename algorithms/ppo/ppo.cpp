@@ -41,7 +41,7 @@ PpoAgent::PpoAgent(const AgentSetup& setup)
     action_low_ = torch::tensor(a.low(), torch::kFloat64).to(torch::kFloat32).view(a.shape());
     action_high_ = torch::tensor(a.high(), torch::kFloat64).to(torch::kFloat32).view(a.shape());
   }
-  optimizer_ = std::make_unique<torch::optim::Adam>(
+  optimizer_ = std::make_unique<FusedAdam>(
       policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate).eps(cfg_.adam_eps));
   if (cfg_.normalize_obs) obs_norm_ = std::make_unique<ObservationNormalizer>(obs.numel(), cfg_.clip_obs);
   const RuntimeConfig& rt = setup.preset.runtime;

@@ -33,6 +33,7 @@
 #include "rl/buffers/rollout_buffer.h"
 #include "rl/nets/networks.h"
 #include "rl/normalizers.h"
+#include "rl/optim/fused_adam.h"
 #include "algorithms/ppo/ppo_config.h"
 #include "core/runtime/actor_policy.h"
 #include "core/torch/module_parameters.h"
@@ -135,7 +136,7 @@ class PpoAgent : public Agent {
   torch::Device device_ = torch::kCPU;
   ActorCritic policy_{nullptr};
   ActingPolicy acting_{nullptr};  // policy_ with the statistics actors normalise with (made on first publish)
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<FusedAdam> optimizer_;
   std::unique_ptr<ObservationNormalizer> obs_norm_;
   std::unique_ptr<RewardNormalizer> reward_norm_;
   std::unique_ptr<VectorEnv> venv_;

@@ -3,37 +3,44 @@
 #include <algorithm>
 #include <cmath>
 
+#include "algorithms/ppo/ppo_categorical_loss.h"
 #include "rl/gradient_guard.h"
 #include "rl/normalizers.h"
+#include "rl/optim/zero_gradients.h"
 #include "core/logging/logger.h"
 
 namespace rlzoo {
 
 PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
                  const PpoConfig& cfg, double clip) {
+  if (const Categorical* c = dist.categorical(); c && ppo_categorical_loss_applies(c->logits(), values, mb))
+    return ppo_categorical_loss(c->logits(), values, mb, cfg, clip);
   PpoLoss out;
   const auto log_prob = dist.log_prob(mb.actions);
   auto adv = mb.advantages;
   if (cfg.normalize_advantage && adv.size(0) > 1) adv = (adv - adv.mean()) / (adv.std() + 1e-8);
   const auto log_ratio = log_prob - mb.old_log_probs;
   const auto ratio = log_ratio.exp();
-  out.pg_loss = -torch::min(adv * ratio, adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean();
+  const auto pg_loss = -torch::min(adv * ratio, adv * ratio.clamp(1.0 - clip, 1.0 + clip)).mean();
   auto values_pred = values;
   if (cfg.clip_range_vf)
     values_pred = mb.old_values + (values - mb.old_values).clamp(-*cfg.clip_range_vf, *cfg.clip_range_vf);
-  out.value_loss = torch::mse_loss(values_pred, mb.returns);
-  out.entropy_loss = -dist.entropy().mean();
-  out.loss = out.pg_loss + cfg.ent_coef * out.entropy_loss + cfg.vf_coef * out.value_loss;
+  const auto value_loss = torch::mse_loss(values_pred, mb.returns);
+  const auto entropy_loss = -dist.entropy().mean();
+  out.loss = pg_loss + cfg.ent_coef * entropy_loss + cfg.vf_coef * value_loss;
   torch::NoGradGuard no_grad;
+  out.pg_loss = pg_loss.item<double>();
+  out.value_loss = value_loss.item<double>();
+  out.entropy_loss = entropy_loss.item<double>();
   out.approx_kl = ((ratio - 1) - log_ratio).mean().item<double>();
   out.clip_fraction = ((ratio - 1).abs() > clip).to(torch::kFloat32).mean().item<double>();
   return out;
 }
 
 void PpoUpdateStats::add_losses(const PpoLoss& l) {
-  pg_losses.push_back(l.pg_loss.item<double>());
-  value_losses.push_back(l.value_loss.item<double>());
-  entropy_losses.push_back(l.entropy_loss.item<double>());
+  pg_losses.push_back(l.pg_loss);
+  value_losses.push_back(l.value_loss);
+  entropy_losses.push_back(l.entropy_loss);
   last_loss = l.loss.item<double>();
 }
 
@@ -80,7 +87,7 @@ PpoUpdateStats run_ppo_epochs(
       const PpoLoss l = ppo_loss(dist, values, mb, cfg, clip);
       stats.add_ratio_stats(l);
       if (cfg.target_kl && l.approx_kl > 1.5 * *cfg.target_kl) return stats;
-      optimizer.zero_grad();
+      zero_gradients(optimizer);
       l.loss.backward();
       if (before_step) before_step();
       clip_and_check_gradients(parameters, cfg.max_grad_norm, l.loss, {"PPO gradient step", n_updates + 1, num_timesteps});

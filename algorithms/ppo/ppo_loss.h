@@ -41,11 +41,13 @@ void add_ppo_step(RolloutBuffer& buffer, const std::vector<torch::Tensor>& obs, 
                   const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values);
 
 struct PpoLoss {
-  torch::Tensor loss, pg_loss, value_loss, entropy_loss;
-  double approx_kl = 0, clip_fraction = 0;
+  torch::Tensor loss;  // the one to differentiate
+  double pg_loss = 0, value_loss = 0, entropy_loss = 0, approx_kl = 0, clip_fraction = 0;
 };
 
-// The loss of one minibatch given the current policy's distribution and values on it.
+// The loss of one minibatch given the current policy's distribution and values on it. A
+// Categorical policy's loss on CPU float32 tensors is computed as one fused autograd node
+// (ppo_categorical_loss.h), others with LibTorch's operations; both give the same loss.
 PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
                  const PpoConfig& cfg, double clip);
 

@@ -10,6 +10,7 @@ void add_mujoco_bench_command(CLI::App& bench);
 #endif
 #ifdef RLZOO_WITH_TORCH
 void add_train_bench_command(CLI::App& bench);
+void add_learner_bench_command(CLI::App& bench);
 void add_runtime_bench_command(CLI::App& bench);
 void add_doudizhu_bench_command(CLI::App& bench);
 void add_secbad_bench_command(CLI::App& bench);
@@ -30,6 +31,7 @@ void add_bench_commands(CLI::App& app) {
 #endif
 #ifdef RLZOO_WITH_TORCH
   add_train_bench_command(*bench);
+  add_learner_bench_command(*bench);
   add_runtime_bench_command(*bench);
   add_doudizhu_bench_command(*bench);
   add_secbad_bench_command(*bench);

@@ -4,7 +4,7 @@
 
 namespace rlzoo {
 
-Categorical::Categorical(torch::Tensor logits, torch::Tensor mask) {
+Categorical::Categorical(torch::Tensor logits, torch::Tensor mask) : logits_(logits), mask_(mask) {
   if (mask.defined()) logits = logits.masked_fill(mask.logical_not(), -1e8);
   log_probs_ = torch::log_softmax(logits, -1);
 }

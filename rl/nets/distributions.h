@@ -16,9 +16,13 @@ class Categorical {
   torch::Tensor log_prob(const torch::Tensor& actions) const;  // [B]
   torch::Tensor entropy() const;                     // [B]
   const torch::Tensor& log_probs() const { return log_probs_; }  // normalised [B, n]
+  // The logits as given (before the mask) and the mask (or undefined), for fused losses that
+  // compute the log-probabilities themselves (algorithms/ppo/ppo_categorical_loss.h).
+  const torch::Tensor& logits() const { return logits_; }
+  const torch::Tensor& mask() const { return mask_; }
 
  private:
-  torch::Tensor log_probs_;
+  torch::Tensor logits_, mask_, log_probs_;
 };
 
 // Diagonal Gaussian: independent dimensions, log-probabilities summed over the last one.

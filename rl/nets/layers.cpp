@@ -38,10 +38,11 @@ void orthogonal_init(torch::nn::Module& module, double gain) {
 }
 
 MlpImpl::MlpImpl(std::int64_t in_features, const std::vector<std::int64_t>& hidden, const std::string& activation)
-    : out_features_(in_features) {
+    : activation_(activation), out_features_(in_features) {
   for (auto width : hidden) {
     if (width < 1) throw UserError(fmt::format("hidden layer width must be >= 1, got {}", width));
-    layers_->push_back(torch::nn::Linear(out_features_, width));
+    linears_.emplace_back(out_features_, width);
+    layers_->push_back(linears_.back());
     layers_->push_back(make_activation(activation));
     out_features_ = width;
   }

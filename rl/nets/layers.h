@@ -26,9 +26,14 @@ class MlpImpl : public torch::nn::Module {
   MlpImpl(std::int64_t in_features, const std::vector<std::int64_t>& hidden, const std::string& activation);
   torch::Tensor forward(torch::Tensor x);
   std::int64_t out_features() const { return out_features_; }
+  // The Linear layers in order and the activation after each (the fused path's inputs).
+  const std::vector<torch::nn::Linear>& linears() const { return linears_; }
+  const std::string& activation() const { return activation_; }
 
  private:
   torch::nn::Sequential layers_;
+  std::vector<torch::nn::Linear> linears_;
+  std::string activation_;
   std::int64_t out_features_;
 };
 TORCH_MODULE(Mlp);

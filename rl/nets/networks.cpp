@@ -8,6 +8,16 @@
 namespace rlzoo {
 
 namespace {
+// The Linear layers of `trunk` followed by `head` (null: none), as a fused chain when the
+// trunk's activation is one the fused path computes.
+std::optional<FusedMlp> fused_chain(const Mlp& trunk, const torch::nn::Linear& head) {
+  if (!fused_mlp_activation(trunk->activation())) return std::nullopt;
+  std::vector<torch::nn::Linear> layers = trunk->linears();
+  if (!head.is_empty()) layers.push_back(head);
+  if (layers.empty()) return std::nullopt;
+  return FusedMlp(std::move(layers), trunk->activation(), /*linear_output=*/!head.is_empty());
+}
+
 void check_observation_field(const Space& s, const std::string& where) {
   switch (s.kind()) {
     case SpaceKind::Box:
@@ -126,24 +136,30 @@ ActorCriticImpl::ActorCriticImpl(const Space& obs_space, const Space& action_spa
     orthogonal_init(*pi_head_, 0.01);
     orthogonal_init(*vf_head_, 1.0);
   }
+  if (!shared_) {
+    fused_pi_ = fused_chain(pi_trunk_, pi_head_);
+    fused_vf_ = fused_chain(vf_trunk_, vf_head_);
+    if (!fused_pi_ || !fused_vf_) fused_pi_.reset(), fused_vf_.reset();
+  }
 }
 
-ActionDistribution ActorCriticImpl::distribution(const torch::Tensor& features, const torch::Tensor& mask) {
-  const auto out = pi_head_->forward(features);
-  if (continuous_) return ActionDistribution(DiagGaussian(out, log_std_));
-  return ActionDistribution(Categorical(out, mask));
+ActionDistribution ActorCriticImpl::distribution(const torch::Tensor& head_out, const torch::Tensor& mask) {
+  if (continuous_) return ActionDistribution(DiagGaussian(head_out, log_std_));
+  return ActionDistribution(Categorical(head_out, mask));
 }
 
 std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::heads(const torch::Tensor& pi_in,
                                                                     const torch::Tensor& vf_in,
                                                                     const torch::Tensor& mask) {
+  if (fused_path() && fused_pi_->applies_to(pi_in) && fused_vf_->applies_to(vf_in))
+    return {distribution(fused_pi_->forward(pi_in), mask), fused_vf_->forward(vf_in).squeeze(-1)};
   const auto pi = pi_trunk_->forward(pi_in);
   torch::Tensor vf;
   if (!shared_)
     vf = vf_trunk_->forward(vf_in);
   else
     vf = vf_in.is_same(pi_in) ? pi : pi_trunk_->forward(vf_in);
-  return {distribution(pi, mask), vf_head_->forward(vf).squeeze(-1)};
+  return {distribution(pi_head_->forward(pi), mask), vf_head_->forward(vf).squeeze(-1)};
 }
 
 std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std::vector<torch::Tensor>& obs,
@@ -156,6 +172,7 @@ std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std:
 torch::Tensor ActorCriticImpl::value(const std::vector<torch::Tensor>& obs) {
   if (recurrent()) throw UserError("a recurrent actor-critic acts through forward_sequence (it needs its state)");
   const auto x = encoder_->forward(obs);
+  if (fused_path() && fused_vf_->applies_to(x)) return fused_vf_->forward(x).squeeze(-1);
   return vf_head_->forward(shared_ ? pi_trunk_->forward(x) : vf_trunk_->forward(x)).squeeze(-1);
 }
 
@@ -205,10 +222,14 @@ QNetworkImpl::QNetworkImpl(const Space& obs_space, const Space& action_space, co
   trunk_ = register_module("trunk", Mlp(encoder_->out_features(), config.hidden, config.activation));
   q_head_ = register_module("q_head", torch::nn::Linear(trunk_->out_features(), action_space.n()));
   if (dueling_) v_head_ = register_module("v_head", torch::nn::Linear(trunk_->out_features(), 1));
+  fused_ = fused_chain(trunk_, dueling_ ? torch::nn::Linear(nullptr) : q_head_);
 }
 
 torch::Tensor QNetworkImpl::forward(const std::vector<torch::Tensor>& obs) {
-  const auto h = trunk_->forward(encoder_->forward(obs));
+  const auto x = encoder_->forward(obs);
+  const bool fused = fused_path() && fused_->applies_to(x);
+  if (fused && !dueling_) return fused_->forward(x);
+  const auto h = fused ? fused_->forward(x) : trunk_->forward(x);
   const auto a = q_head_->forward(h);
   if (!dueling_) return a;
   return v_head_->forward(h) + a - a.mean(-1, true);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rl/nets/distributions.h"
+#include "rl/nets/fused_mlp.h"
 #include "rl/nets/layers.h"
 #include "rl/nets/policy_config.h"
 #include "core/spaces/space.h"
@@ -83,8 +84,14 @@ class ActorCriticImpl : public torch::nn::Module {
   // The learnable log-std (continuous actions only).
   torch::Tensor log_std() const { return log_std_; }
 
+  // Whether the trunks and heads run as fused small-MLP chains (rl/nets/fused_mlp.h) where they
+  // can: separate tanh or ReLU trunks, CPU float32. On by default; off runs the LibTorch modules
+  // (the same parameters, the same results to float rounding).
+  void use_fused_path(bool on) { use_fused_ = on; }
+  bool fused_path() const { return use_fused_ && fused_pi_.has_value(); }
+
  private:
-  ActionDistribution distribution(const torch::Tensor& features, const torch::Tensor& mask);
+  ActionDistribution distribution(const torch::Tensor& head_out, const torch::Tensor& mask);
   // Heads on the trunk inputs of the actor and the critic (the same tensor, or not).
   std::pair<ActionDistribution, torch::Tensor> heads(const torch::Tensor& pi_in, const torch::Tensor& vf_in,
                                                      const torch::Tensor& mask);
@@ -96,6 +103,8 @@ class ActorCriticImpl : public torch::nn::Module {
   Mlp pi_trunk_{nullptr}, vf_trunk_{nullptr};
   torch::nn::Linear pi_head_{nullptr}, vf_head_{nullptr};
   torch::Tensor log_std_;
+  std::optional<FusedMlp> fused_pi_, fused_vf_;  // trunk + head of each, where fusable
+  bool use_fused_ = true;
 };
 TORCH_MODULE(ActorCritic);
 
@@ -105,7 +114,14 @@ class QNetworkImpl : public torch::nn::Module {
   QNetworkImpl(const Space& observation_space, const Space& action_space, const PolicyConfig& config);
   torch::Tensor forward(const std::vector<torch::Tensor>& obs);  // [B, n]
 
+  // As ActorCriticImpl::use_fused_path: the trunk and Q head (the trunk alone when dueling) as a
+  // fused chain where it can.
+  void use_fused_path(bool on) { use_fused_ = on; }
+  bool fused_path() const { return use_fused_ && fused_.has_value(); }
+
  private:
+  std::optional<FusedMlp> fused_;
+  bool use_fused_ = true;
   bool dueling_;
   ObservationEncoder encoder_{nullptr};
   Mlp trunk_{nullptr};

@@ -1,0 +1,284 @@
+// `rlzoo bench learner`: how fast PPO's and DQN's gradient updates run on small networks, and how
+// close that is to what the machine's BLAS can do. For each width (64-64, 256-256) it prints
+//   - PPO: one minibatch step of the CartPole preset's shape (batch 256, separate actor and
+//     critic trunks, clipped surrogate, Adam), the path `run_ppo_epochs` takes;
+//   - DQN: one gradient step of the bench preset's shape (batch 64, target-network forward,
+//     Huber loss, Adam), the path DqnAgent::train takes;
+// as updates/s and as achieved GFLOP/s (the multiply-adds of the update's matrix products: the
+// forward, the weight gradients and the input gradients every layer but the first needs), beside
+//   - `gemm_same_shapes`: the same matrix products alone, back to back through the BLAS that
+//     LibTorch uses (what the update would reach with no framework cost at all), and
+//   - `plain_cpp_gemm`: the same products as plain C++ loops (no BLAS), and
+//   - `sgemm_peak`: one-thread sgemm on 512x512 matrices, the machine's peak for this BLAS.
+// Each figure is the median of `--repeats` timed runs of `--seconds`, one thread.
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adam.h>
+#include <torch/torch.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/ppo/ppo_loss.h"
+#include "apps/bench/bench_util.h"
+#include "apps/commands.h"
+#include "core/platform/blas.h"
+#include "core/torch/threads.h"
+#include "rl/gradient_guard.h"
+#include "rl/nets/gemm.h"
+#include "rl/nets/networks.h"
+#include "rl/optim/fused_adam.h"
+#include "rl/optim/zero_gradients.h"
+
+namespace rlzoo::cli {
+
+namespace {
+
+struct LearnerBenchOptions {
+  double seconds = 1.0;
+  int repeats = 5;
+  std::vector<std::int64_t> widths = {64, 256};
+  std::vector<std::string> parts = {"ppo", "dqn", "gemm"};
+  bool baseline = true;
+  bool has(const std::string& part) const { return std::find(parts.begin(), parts.end(), part) != parts.end(); }
+};
+
+// One linear layer's matrix product shapes: batch rows, in and out features, and whether its
+// input gradient is needed (not for the first layer, whose input is the observation).
+struct GemmShape {
+  std::int64_t batch, in, out;
+  bool input_grad;
+  bool backward = true;  // false: forward only (a target network)
+};
+
+double gemm_flops(const std::vector<GemmShape>& shapes) {
+  double f = 0;
+  for (const auto& s : shapes) {
+    const double one = 2.0 * static_cast<double>(s.batch * s.in * s.out);
+    f += one * (s.backward ? (s.input_grad ? 3 : 2) : 1);
+  }
+  return f;
+}
+
+// The layers of an MLP in -> hidden... -> out at `batch`.
+void add_mlp(std::vector<GemmShape>& shapes, std::int64_t batch, std::int64_t in, const std::vector<std::int64_t>& hidden,
+             std::int64_t out, bool backward) {
+  std::int64_t prev = in;
+  bool first = true;
+  for (auto h : hidden) {
+    shapes.push_back({batch, prev, h, !first, backward});
+    prev = h;
+    first = false;
+  }
+  shapes.push_back({batch, prev, out, true, backward});
+}
+
+// Buffers for one shape, and its products in row-major terms: Y = X W^T, dW = dY^T X, dX = dY W.
+struct GemmBuffers {
+  GemmShape s;
+  std::vector<float> x, w, y, dy, dw, dx;
+  explicit GemmBuffers(const GemmShape& shape)
+      : s(shape), x(s.batch * s.in, 0.5f), w(s.out * s.in, 0.25f), y(s.batch * s.out), dy(s.batch * s.out, 0.1f),
+        dw(s.out * s.in), dx(s.batch * s.in) {}
+};
+
+void blas_products(std::vector<GemmBuffers>& bufs) {
+  for (auto& b : bufs) {
+    const auto [n, in, out, input_grad, backward] = b.s;
+    sgemm(Trans::No, Trans::Yes, n, out, in, 1.0f, b.x.data(), in, b.w.data(), in, 0.0f, b.y.data(), out);
+    if (!backward) continue;
+    sgemm(Trans::Yes, Trans::No, out, in, n, 1.0f, b.dy.data(), out, b.x.data(), in, 0.0f, b.dw.data(), in);
+    if (input_grad) sgemm(Trans::No, Trans::No, n, in, out, 1.0f, b.dy.data(), out, b.w.data(), in, 0.0f, b.dx.data(), in);
+  }
+}
+
+void plain_products(std::vector<GemmBuffers>& bufs) {
+  for (auto& b : bufs) {
+    const auto [n, in, out, input_grad, backward] = b.s;
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t o = 0; o < out; ++o) {
+        float acc = 0;
+        for (std::int64_t i = 0; i < in; ++i) acc += b.x[r * in + i] * b.w[o * in + i];
+        b.y[r * out + o] = acc;
+      }
+    if (!backward) continue;
+    std::fill(b.dw.begin(), b.dw.end(), 0.0f);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t o = 0; o < out; ++o) {
+        const float g = b.dy[r * out + o];
+        for (std::int64_t i = 0; i < in; ++i) b.dw[o * in + i] += g * b.x[r * in + i];
+      }
+    if (!input_grad) continue;
+    std::fill(b.dx.begin(), b.dx.end(), 0.0f);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t o = 0; o < out; ++o) {
+        const float g = b.dy[r * out + o];
+        for (std::int64_t i = 0; i < in; ++i) b.dx[r * in + i] += g * b.w[o * in + i];
+      }
+  }
+}
+
+// Times the shapes' products through BLAS and as plain loops; prints both with their GFLOP/s.
+void print_gemm_lines(const std::string& name, const std::vector<GemmShape>& shapes, const LearnerBenchOptions& o,
+                      double peak) {
+  if (!o.has("gemm")) return;
+  std::vector<GemmBuffers> bufs(shapes.begin(), shapes.end());
+  const double flops = gemm_flops(shapes);
+  const double blas_rate = median_rate([&] { blas_products(bufs); }, 1.0, o.seconds, o.repeats);
+  print_bench_line(name + "/gemm_same_shapes", blas_rate * flops / 1e9, "GFLOP/s", nullptr,
+                   {{"calls_per_s", blas_rate}, {"fraction_of_peak", blas_rate * flops / 1e9 / peak}});
+  const double plain_rate = median_rate([&] { plain_products(bufs); }, 1.0, o.seconds, o.repeats);
+  print_bench_line(name + "/plain_cpp_gemm", plain_rate * flops / 1e9, "GFLOP/s", nullptr,
+                   {{"calls_per_s", plain_rate}, {"fraction_of_peak", plain_rate * flops / 1e9 / peak}});
+}
+
+double sgemm_peak(const LearnerBenchOptions& o) {
+  const auto a = torch::rand({512, 512}), b = torch::rand({512, 512});
+  auto c = torch::empty({512, 512});
+  const double rate = median_rate([&] { torch::mm_out(c, a, b); }, 1.0, o.seconds, o.repeats);
+  const double gflops = rate * 2.0 * 512 * 512 * 512 / 1e9;
+  print_bench_line("learner/sgemm_peak", gflops, "GFLOP/s", nullptr, {{"shape", "512x512x512"}, {"threads", 1}});
+  return gflops;
+}
+
+PolicyConfig mlp_policy(std::int64_t width) {
+  PolicyConfig p;
+  p.hidden = {width, width};
+  return p;
+}
+
+// PPO's minibatch step on CartPole's spaces: rlzoo's path (fused MLP chains, FusedAdam) or, as
+// the baseline, the LibTorch modules with torch::optim::Adam.
+template <class Optim>
+double ppo_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
+  constexpr std::int64_t batch = 256;
+  const Space obs_space = Space::box(-10, 10, {4}), act_space = Space::discrete(2);
+  const PolicyConfig policy_cfg = mlp_policy(width);
+  ActorCritic policy(obs_space, act_space, policy_cfg);
+  policy->use_fused_path(fused);
+  Optim optimizer(policy->parameters(), torch::optim::AdamOptions(1e-3).eps(1e-5));
+  PpoConfig cfg;
+  cfg.n_epochs = 1;
+  cfg.batch_size = batch;
+  RolloutBuffer::Batch mb;
+  torch::manual_seed(0);
+  mb.obs = {torch::randn({batch, 4})};
+  mb.actions = torch::randint(0, 2, {batch});
+  mb.advantages = torch::randn({batch});
+  mb.returns = torch::randn({batch});
+  {
+    torch::NoGradGuard no_grad;
+    auto [dist, values] = policy->forward(mb.obs);
+    mb.old_log_probs = dist.log_prob(mb.actions);
+    mb.old_values = values;
+  }
+  const auto params = policy->parameters();
+  std::int64_t n_updates = 0;
+  const double rate = median_rate(
+      [&] {
+        run_ppo_epochs(
+            cfg, 0.2, optimizer, params, [&] { return std::vector<RolloutBuffer::Batch>{mb}; },
+            [&](const RolloutBuffer::Batch& b) { return policy->forward(b.obs); }, nullptr, n_updates, 0);
+      },
+      1.0, o.seconds, o.repeats);
+  return rate;
+}
+
+void bench_ppo(std::int64_t width, const LearnerBenchOptions& o, double peak) {
+  constexpr std::int64_t batch = 256;
+  const double rate = ppo_rate<FusedAdam>(width, o, true);
+  const double baseline = o.baseline ? ppo_rate<torch::optim::Adam>(width, o, false) : std::nan("");
+  const std::vector<std::int64_t> hidden{width, width};
+  std::vector<GemmShape> shapes;
+  add_mlp(shapes, batch, 4, hidden, 2, true);
+  add_mlp(shapes, batch, 4, hidden, 1, true);
+  const double gflops = rate * gemm_flops(shapes) / 1e9;
+  const std::string name = fmt::format("learner/ppo_{0}x{0}", width);
+  print_bench_line(name + "/updates_per_s", rate, "updates/s", baseline,
+                   {{"batch", batch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
+                    {"fraction_of_peak", gflops / peak}, {"speedup_vs_baseline", rate / baseline},
+                    {"baseline_is", "LibTorch modules and torch::optim::Adam"}});
+  print_gemm_lines(name, shapes, o, peak);
+}
+
+// DQN's gradient step on CartPole's spaces (the path of DqnAgent::train, double_q off), on
+// rlzoo's path or the baseline's (as for PPO).
+template <class Optim>
+double dqn_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
+  constexpr std::int64_t batch = 64;
+  const Space obs_space = Space::box(-10, 10, {4}), act_space = Space::discrete(2);
+  const PolicyConfig policy_cfg = mlp_policy(width);
+  QNetwork q(obs_space, act_space, policy_cfg), target(obs_space, act_space, policy_cfg);
+  q->use_fused_path(fused);
+  target->use_fused_path(fused);
+  Optim optimizer(q->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::manual_seed(0);
+  const auto obs = torch::randn({batch, 4}), next_obs = torch::randn({batch, 4});
+  const auto actions = torch::randint(0, 2, {batch}), rewards = torch::ones({batch});
+  const auto discounts = torch::full({batch}, 0.99f), terminated = torch::zeros({batch});
+  const auto params = q->parameters();
+  std::int64_t n_updates = 0;
+  const double rate = median_rate(
+      [&] {
+        torch::Tensor target_q;
+        {
+          torch::NoGradGuard no_grad;
+          const auto next_v = std::get<0>(target->forward({next_obs}).max(1));
+          target_q = rewards + discounts * (1.0f - terminated) * next_v;
+        }
+        const auto qa = q->forward({obs}).gather(1, actions.unsqueeze(1)).squeeze(1);
+        const auto loss = torch::smooth_l1_loss(qa, target_q);
+        zero_gradients(optimizer);
+        loss.backward();
+        clip_and_check_gradients(params, 10.0, loss, {"DQN gradient step", ++n_updates, 0});
+        optimizer.step();
+      },
+      1.0, o.seconds, o.repeats);
+  return rate;
+}
+
+void bench_dqn(std::int64_t width, const LearnerBenchOptions& o, double peak) {
+  constexpr std::int64_t batch = 64;
+  const double rate = dqn_rate<FusedAdam>(width, o, true);
+  const double baseline = o.baseline ? dqn_rate<torch::optim::Adam>(width, o, false) : std::nan("");
+  const std::vector<std::int64_t> hidden{width, width};
+  std::vector<GemmShape> shapes;
+  add_mlp(shapes, batch, 4, hidden, 2, true);
+  add_mlp(shapes, batch, 4, hidden, 2, false);  // the target network's forward
+  const double gflops = rate * gemm_flops(shapes) / 1e9;
+  const std::string name = fmt::format("learner/dqn_{0}x{0}", width);
+  print_bench_line(name + "/updates_per_s", rate, "updates/s", baseline,
+                   {{"batch", batch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
+                    {"fraction_of_peak", gflops / peak}, {"speedup_vs_baseline", rate / baseline},
+                    {"baseline_is", "LibTorch modules and torch::optim::Adam"}});
+  print_gemm_lines(name, shapes, o, peak);
+}
+
+}  // namespace
+
+void add_learner_bench_command(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand(
+      "learner", "PPO and DQN update rates and GFLOP/s on small networks, beside the sgemm peak and bare GEMMs");
+  auto o = std::make_shared<LearnerBenchOptions>();
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed run")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeats", o->repeats, "Timed runs per figure (the median is printed)")->check(CLI::PositiveNumber);
+  cmd->add_option("--widths", o->widths, "Hidden widths (two layers of each)")->check(CLI::PositiveNumber);
+  cmd->add_option("--parts", o->parts, "What to measure: ppo, dqn, gemm (the bare products beside each update)")
+      ->check(CLI::IsMember({"ppo", "dqn", "gemm"}));
+  cmd->add_flag("--baseline,!--no-baseline", o->baseline,
+                 "Also time the LibTorch-modules baseline of each update (default: yes)");
+  cmd->callback([o] {
+    configure_threads(1, 1);
+    const double peak = sgemm_peak(*o);
+    for (auto w : o->widths) {
+      if (o->has("ppo")) bench_ppo(w, *o, peak);
+      if (o->has("dqn")) bench_dqn(w, *o, peak);
+    }
+  });
+}
+
+}  // namespace rlzoo::cli

@@ -1,0 +1,152 @@
+#include "rl/nets/fused_mlp.h"
+
+#include <torch/autograd.h>
+#include <torch/nn/module.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/common/error.h"
+#include "rl/nets/fused_mlp_kernels.h"
+#include "rl/nets/gemm.h"
+
+namespace rlzoo {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+bool plain_float_cpu(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.layout() == torch::kStrided &&
+         t.is_contiguous();
+}
+
+// The parameter's gradient, made (zeros) where it has none yet, to accumulate into.
+float* gradient_of(const torch::Tensor& p) {
+  if (!p.grad().defined()) const_cast<torch::Tensor&>(p).mutable_grad() = torch::zeros_like(p);
+  return p.grad().data_ptr<float>();
+}
+
+// The chain's output on x [B, in] for params [W0, b0, W1, b1, ...]; with `saved`, x and every
+// layer's output are kept there for the backward pass.
+torch::Tensor run_forward(const torch::Tensor& x, torch::TensorList params, FusedActivation act, bool linear_output,
+                          std::vector<torch::Tensor>* saved) {
+  const std::int64_t layers = static_cast<std::int64_t>(params.size()) / 2, rows = x.size(0);
+  if (saved) {
+    saved->reserve(static_cast<std::size_t>(layers) + 1);
+    saved->push_back(x);
+  }
+  torch::Tensor h = x;
+  for (std::int64_t l = 0; l < layers; ++l) {
+    const auto& w = params[2 * l];
+    const std::int64_t in = w.size(1), out = w.size(0);
+    auto y = torch::empty({rows, out});
+    sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h.data_ptr<float>(), in, w.data_ptr<float>(), in, 0.0f,
+          y.data_ptr<float>(), out);
+    const bool activated = !(linear_output && l == layers - 1);
+    fused::bias_activation(y.data_ptr<float>(), params[2 * l + 1].data_ptr<float>(), rows, out,
+                           activated ? &act : nullptr);
+    if (saved) saved->push_back(y);
+    h = y;
+  }
+  return h;
+}
+
+// forward(x, [W0, b0, W1, b1, ...], activation, linear_output): the chain's output. The layer
+// outputs are saved for the backward pass, the parameters too (their gradients are
+// accumulated in place, so they are returned undefined).
+struct FusedMlpFunction : public torch::autograd::Function<FusedMlpFunction> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, torch::TensorList params,
+                               std::int64_t activation, bool linear_output) {
+    std::vector<torch::Tensor> saved;
+    auto y = run_forward(x, params, static_cast<FusedActivation>(activation), linear_output, &saved);
+    ctx->save_for_backward(saved);
+    ctx->saved_data["params"] = params.vec();
+    ctx->saved_data["activation"] = activation;
+    ctx->saved_data["linear_output"] = linear_output;
+    return y;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const auto params = ctx->saved_data["params"].toTensorVector();
+    const auto act = static_cast<FusedActivation>(ctx->saved_data["activation"].toInt());
+    const bool linear_output = ctx->saved_data["linear_output"].toBool();
+    const std::int64_t layers = static_cast<std::int64_t>(params.size()) / 2;
+    const torch::Tensor& x = saved[0];
+    const std::int64_t rows = x.size(0);
+    const bool input_grad = ctx->needs_input_grad(0);
+    // The gradient at the current layer's output, overwritten by the pass below it.
+    torch::Tensor dz = grad_outputs[0].contiguous().clone();
+    for (std::int64_t l = layers - 1; l >= 0; --l) {
+      const auto& w = params[2 * l];
+      const auto& b = params[2 * l + 1];
+      const std::int64_t in = w.size(1), out = w.size(0);
+      if (!(linear_output && l == layers - 1))
+        fused::activation_backward(dz.data_ptr<float>(), saved[l + 1].data_ptr<float>(), rows * out, act);
+      const float* h = saved[l].data_ptr<float>();
+      if (w.requires_grad())
+        sgemm(Trans::Yes, Trans::No, out, in, rows, 1.0f, dz.data_ptr<float>(), out, h, in, 1.0f, gradient_of(w), in);
+      if (b.requires_grad()) fused::add_column_sums(gradient_of(b), dz.data_ptr<float>(), rows, out);
+      if (l == 0 && !input_grad) break;
+      auto dh = torch::empty({rows, in});
+      sgemm(Trans::No, Trans::No, rows, in, out, 1.0f, dz.data_ptr<float>(), out, w.data_ptr<float>(), in, 0.0f,
+            dh.data_ptr<float>(), in);
+      dz = dh;
+    }
+    variable_list grads(params.size() + 3);
+    if (input_grad) grads[0] = dz;
+    return grads;
+  }
+};
+
+}  // namespace
+
+std::optional<FusedActivation> fused_mlp_activation(const std::string& name) {
+  if (name == "tanh") return FusedActivation::Tanh;
+  if (name == "relu") return FusedActivation::Relu;
+  return std::nullopt;
+}
+
+FusedMlp::FusedMlp(std::vector<torch::nn::Linear> layers, const std::string& activation, bool linear_output)
+    : layers_(std::move(layers)), linear_output_(linear_output) {
+  RLZOO_CHECK(!layers_.empty(), "a fused MLP needs at least one layer");
+  const auto act = fused_mlp_activation(activation);
+  if (!act) throw UserError(fmt::format("the fused MLP path computes tanh and relu, not '{}'", activation));
+  activation_ = *act;
+  for (const auto& l : layers_)
+    RLZOO_CHECK(l->options.bias(), "the fused MLP path needs layers with biases");
+}
+
+bool FusedMlp::applies_to(const torch::Tensor& x) const {
+  if (x.dim() != 2 || x.size(1) != in_features() || !plain_float_cpu(x)) return false;
+  for (const auto& l : layers_)
+    for (const auto* p : {&l->weight, &l->bias})
+      if (!plain_float_cpu(*p) || (p->grad().defined() && !plain_float_cpu(p->grad()))) return false;
+  return true;
+}
+
+torch::Tensor FusedMlp::forward(const torch::Tensor& x) const {
+  std::vector<torch::Tensor> params;
+  params.reserve(layers_.size() * 2);
+  for (const auto& l : layers_) {
+    params.push_back(l->weight);
+    params.push_back(l->bias);
+  }
+  const bool track = torch::GradMode::is_enabled() &&
+                     (x.requires_grad() || std::any_of(params.begin(), params.end(), [](const torch::Tensor& p) {
+                        return p.requires_grad();
+                      }));
+  if (!track) return run_forward(x, params, activation_, linear_output_, nullptr);
+  return FusedMlpFunction::apply(x, torch::TensorList(params), static_cast<std::int64_t>(activation_),
+                                 linear_output_);
+}
+
+std::int64_t FusedMlp::in_features() const { return layers_.front()->options.in_features(); }
+std::int64_t FusedMlp::out_features() const { return layers_.back()->options.out_features(); }
+
+void fused_tanh(const float* x, float* out, std::int64_t n) { fused::tanh(x, out, n); }
+
+}  // namespace rlzoo

@@ -1,0 +1,57 @@
+// A small MLP's forward and backward as one autograd node: Linear layers with tanh or ReLU
+// between them, computed with direct BLAS products (rl/nets/gemm.h) and one pass per layer for
+// the bias and the activation, instead of the dozen LibTorch operations and autograd nodes per
+// layer that the modules cost. On the networks RL trains on vector observations (two layers
+// of 64 or 256 units, batches of 64-256) those operations' dispatch and allocations, not the
+// arithmetic, set the pace of an update (docs/performance.md, `rlzoo bench learner`).
+//
+// It computes what the modules compute, to float rounding (its tanh is its own, accurate to a
+// few ulp; sums run in another order): tests/nets/fused_mlp_test.cpp checks outputs and every
+// gradient against the LibTorch modules. It reads the layers' parameters at every call (a
+// checkpoint load or a device move replaces them) and keeps no state between calls, so actors
+// may call it from several threads.
+//
+// Gradients: the parameters' .grad() are accumulated in place during the backward pass (as
+// autograd's accumulation would, allocating zeros where undefined), and the input's gradient is
+// returned when the input requires one.
+#pragma once
+
+#include <torch/nn/modules/linear.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/torch/tensor.h"
+#include "rl/nets/fused_mlp_kernels.h"
+
+namespace rlzoo {
+
+class FusedMlp {
+ public:
+  // `layers` in order, `activation` after each (also the last unless `linear_output`). A
+  // UserError when the activation is not one the path computes (fused_mlp_activation()).
+  FusedMlp(std::vector<torch::nn::Linear> layers, const std::string& activation, bool linear_output);
+
+  // Whether forward() may be called with `x`: x and every parameter are contiguous float32 CPU
+  // tensors, x is [B, in]. Callers take the modules' own path otherwise.
+  bool applies_to(const torch::Tensor& x) const;
+
+  torch::Tensor forward(const torch::Tensor& x) const;  // [B, in] -> [B, out]
+
+  std::int64_t in_features() const;
+  std::int64_t out_features() const;
+
+ private:
+  std::vector<torch::nn::Linear> layers_;
+  FusedActivation activation_;
+  bool linear_output_;
+};
+
+// The fused activation for a policy's `activation` name, or nothing when the path has none.
+std::optional<FusedActivation> fused_mlp_activation(const std::string& name);
+
+// out[i] = tanh(x[i]) with the fused path's own vectorised tanh (maximum error a few ulp).
+void fused_tanh(const float* x, float* out, std::int64_t n);
+
+}  // namespace rlzoo
