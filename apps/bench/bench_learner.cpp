@@ -11,8 +11,6 @@
 //   - `plain_cpp_gemm`: the same products as plain C++ loops (no BLAS), and
 //   - `sgemm_peak`: one-thread sgemm on 512x512 matrices, the machine's peak for this BLAS.
 // Each figure is the median of `--repeats` timed runs of `--seconds`, one thread.
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adam.h>
 #include <torch/torch.h>
 
 #include <fmt/format.h>
@@ -23,16 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/ppo/ppo_loss.h"
 #include "apps/bench/bench_util.h"
+#include "apps/bench/learner_updates.h"
 #include "apps/commands.h"
-#include "core/platform/blas.h"
 #include "core/torch/threads.h"
-#include "rl/gradient_guard.h"
 #include "rl/nets/gemm.h"
-#include "rl/nets/networks.h"
-#include "rl/optim/fused_adam.h"
-#include "rl/optim/zero_gradients.h"
 
 namespace rlzoo::cli {
 
@@ -145,53 +138,20 @@ double sgemm_peak(const LearnerBenchOptions& o) {
   return gflops;
 }
 
-PolicyConfig mlp_policy(std::int64_t width) {
-  PolicyConfig p;
-  p.hidden = {width, width};
-  return p;
+double ppo_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
+  bench::PpoUpdate update(width, fused);
+  return median_rate([&] { update.step(); }, 1.0, o.seconds, o.repeats);
 }
 
-// PPO's minibatch step on CartPole's spaces: rlzoo's path (fused MLP chains, FusedAdam) or, as
-// the baseline, the LibTorch modules with torch::optim::Adam.
-template <class Optim>
-double ppo_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
-  constexpr std::int64_t batch = 256;
-  const Space obs_space = Space::box(-10, 10, {4}), act_space = Space::discrete(2);
-  const PolicyConfig policy_cfg = mlp_policy(width);
-  ActorCritic policy(obs_space, act_space, policy_cfg);
-  policy->use_fused_path(fused);
-  Optim optimizer(policy->parameters(), torch::optim::AdamOptions(1e-3).eps(1e-5));
-  PpoConfig cfg;
-  cfg.n_epochs = 1;
-  cfg.batch_size = batch;
-  RolloutBuffer::Batch mb;
-  torch::manual_seed(0);
-  mb.obs = {torch::randn({batch, 4})};
-  mb.actions = torch::randint(0, 2, {batch});
-  mb.advantages = torch::randn({batch});
-  mb.returns = torch::randn({batch});
-  {
-    torch::NoGradGuard no_grad;
-    auto [dist, values] = policy->forward(mb.obs);
-    mb.old_log_probs = dist.log_prob(mb.actions);
-    mb.old_values = values;
-  }
-  const auto params = policy->parameters();
-  std::int64_t n_updates = 0;
-  const double rate = median_rate(
-      [&] {
-        run_ppo_epochs(
-            cfg, 0.2, optimizer, params, [&] { return std::vector<RolloutBuffer::Batch>{mb}; },
-            [&](const RolloutBuffer::Batch& b) { return policy->forward(b.obs); }, nullptr, n_updates, 0);
-      },
-      1.0, o.seconds, o.repeats);
-  return rate;
+double dqn_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
+  bench::DqnUpdate update(width, fused);
+  return median_rate([&] { update.step(); }, 1.0, o.seconds, o.repeats);
 }
 
 void bench_ppo(std::int64_t width, const LearnerBenchOptions& o, double peak) {
-  constexpr std::int64_t batch = 256;
-  const double rate = ppo_rate<FusedAdam>(width, o, true);
-  const double baseline = o.baseline ? ppo_rate<torch::optim::Adam>(width, o, false) : std::nan("");
+  constexpr std::int64_t batch = bench::PpoUpdate::kBatch;
+  const double rate = ppo_rate(width, o, true);
+  const double baseline = o.baseline ? ppo_rate(width, o, false) : std::nan("");
   const std::vector<std::int64_t> hidden{width, width};
   std::vector<GemmShape> shapes;
   add_mlp(shapes, batch, 4, hidden, 2, true);
@@ -205,46 +165,10 @@ void bench_ppo(std::int64_t width, const LearnerBenchOptions& o, double peak) {
   print_gemm_lines(name, shapes, o, peak);
 }
 
-// DQN's gradient step on CartPole's spaces (the path of DqnAgent::train, double_q off), on
-// rlzoo's path or the baseline's (as for PPO).
-template <class Optim>
-double dqn_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
-  constexpr std::int64_t batch = 64;
-  const Space obs_space = Space::box(-10, 10, {4}), act_space = Space::discrete(2);
-  const PolicyConfig policy_cfg = mlp_policy(width);
-  QNetwork q(obs_space, act_space, policy_cfg), target(obs_space, act_space, policy_cfg);
-  q->use_fused_path(fused);
-  target->use_fused_path(fused);
-  Optim optimizer(q->parameters(), torch::optim::AdamOptions(1e-3));
-  torch::manual_seed(0);
-  const auto obs = torch::randn({batch, 4}), next_obs = torch::randn({batch, 4});
-  const auto actions = torch::randint(0, 2, {batch}), rewards = torch::ones({batch});
-  const auto discounts = torch::full({batch}, 0.99f), terminated = torch::zeros({batch});
-  const auto params = q->parameters();
-  std::int64_t n_updates = 0;
-  const double rate = median_rate(
-      [&] {
-        torch::Tensor target_q;
-        {
-          torch::NoGradGuard no_grad;
-          const auto next_v = std::get<0>(target->forward({next_obs}).max(1));
-          target_q = rewards + discounts * (1.0f - terminated) * next_v;
-        }
-        const auto qa = q->forward({obs}).gather(1, actions.unsqueeze(1)).squeeze(1);
-        const auto loss = torch::smooth_l1_loss(qa, target_q);
-        zero_gradients(optimizer);
-        loss.backward();
-        clip_and_check_gradients(params, 10.0, loss, {"DQN gradient step", ++n_updates, 0});
-        optimizer.step();
-      },
-      1.0, o.seconds, o.repeats);
-  return rate;
-}
-
 void bench_dqn(std::int64_t width, const LearnerBenchOptions& o, double peak) {
-  constexpr std::int64_t batch = 64;
-  const double rate = dqn_rate<FusedAdam>(width, o, true);
-  const double baseline = o.baseline ? dqn_rate<torch::optim::Adam>(width, o, false) : std::nan("");
+  constexpr std::int64_t batch = bench::DqnUpdate::kBatch;
+  const double rate = dqn_rate(width, o, true);
+  const double baseline = o.baseline ? dqn_rate(width, o, false) : std::nan("");
   const std::vector<std::int64_t> hidden{width, width};
   std::vector<GemmShape> shapes;
   add_mlp(shapes, batch, 4, hidden, 2, true);

@@ -132,7 +132,9 @@ TEST(HotPathGuard, EnvAndDouDizhuPathsWithinBudget) {
   expect_within_budgets(RLZOO_HOTPATH_ENV, {"cartpole_step", "vector_step_1024", "doudizhu_legal_moves"});
 }
 
-TEST(HotPathGuard, LibTorchPathsWithinBudget) { expect_within_budgets(RLZOO_HOTPATH_TORCH, {"dmc_actor_decision"}); }
+TEST(HotPathGuard, LibTorchPathsWithinBudget) {
+  expect_within_budgets(RLZOO_HOTPATH_TORCH, {"dmc_actor_decision", "ppo_update_64x64", "dqn_update_64x64"});
+}
 
 TEST(HotPathGuard, FailsWhenTheCartPoleStepSlowsDown) {
   // The counting program's test switch adds arithmetic to every CartPole step: the guard must

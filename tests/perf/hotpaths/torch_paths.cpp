@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "apps/bench/learner_updates.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/seat_nets.h"
 #include "core/torch/threads.h"
@@ -43,6 +44,19 @@ void count_dmc_decision(const Selection& selection) {
   });
 }
 
+// Two warm-up updates first: the first ones allocate the optimiser's state and the gradients.
+template <class Update>
+void count_update(const Selection& selection, const char* name) {
+  if (!selection.wants(name)) return;
+  Update update(64, /*fused=*/true);
+  update.step();
+  update.step();
+  constexpr int kUpdates = 4;
+  region(name, kUpdates, [&] {
+    for (int i = 0; i < kUpdates; ++i) update.step();
+  });
+}
+
 }  // namespace
 }  // namespace rlzoo::hotpaths
 
@@ -52,5 +66,7 @@ int main(int argc, char** argv) {
   rlzoo::configure_threads(1, 1);
   count_raw_cartpole(selection);
   count_dmc_decision(selection);
+  count_update<rlzoo::bench::PpoUpdate>(selection, "ppo_update_64x64");
+  count_update<rlzoo::bench::DqnUpdate>(selection, "dqn_update_64x64");
   return 0;
 }

@@ -1,0 +1,110 @@
+// One PPO minibatch step and one DQN gradient step on CartPole's spaces with synthetic data, as
+// the algorithms take them (run_ppo_epochs; DqnAgent::train's path with double_q off). Shared by
+// `rlzoo bench learner` and the hot-path guard (tests/perf/hotpaths/torch_paths.cpp), so that
+// both measure the same update. `fused` picks rlzoo's path (fused MLP chains, FusedAdam, the
+// fused Categorical loss) or the LibTorch modules with torch::optim::Adam.
+#pragma once
+
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/adam.h>
+
+#include <memory>
+#include <vector>
+
+#include "algorithms/ppo/ppo_loss.h"
+#include "rl/gradient_guard.h"
+#include "rl/nets/networks.h"
+#include "rl/optim/fused_adam.h"
+#include "rl/optim/zero_gradients.h"
+
+namespace rlzoo::bench {
+
+inline PolicyConfig two_layer_policy(std::int64_t width) {
+  PolicyConfig p;
+  p.hidden = {width, width};
+  return p;
+}
+
+inline std::unique_ptr<torch::optim::Adam> make_adam(const std::vector<torch::Tensor>& params,
+                                                     const torch::optim::AdamOptions& options, bool fused) {
+  if (fused) return std::make_unique<FusedAdam>(params, options);
+  return std::make_unique<torch::optim::Adam>(params, options);
+}
+
+// PPO, batch 256, separate actor and critic trunks, clip 0.2, Adam (lr 1e-3, eps 1e-5).
+class PpoUpdate {
+ public:
+  static constexpr std::int64_t kBatch = 256;
+  PpoUpdate(std::int64_t width, bool fused)
+      : policy_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)) {
+    policy_->use_fused_path(fused);
+    optimizer_ = make_adam(policy_->parameters(), torch::optim::AdamOptions(1e-3).eps(1e-5), fused);
+    cfg_.n_epochs = 1;
+    cfg_.batch_size = kBatch;
+    torch::manual_seed(0);
+    mb_.obs = {torch::randn({kBatch, 4})};
+    mb_.actions = torch::randint(0, 2, {kBatch});
+    mb_.advantages = torch::randn({kBatch});
+    mb_.returns = torch::randn({kBatch});
+    torch::NoGradGuard no_grad;
+    auto [dist, values] = policy_->forward(mb_.obs);
+    mb_.old_log_probs = dist.log_prob(mb_.actions);
+    mb_.old_values = values;
+  }
+  void step() {
+    run_ppo_epochs(
+        cfg_, 0.2, *optimizer_, params_, [this] { return std::vector<RolloutBuffer::Batch>{mb_}; },
+        [this](const RolloutBuffer::Batch& b) { return policy_->forward(b.obs); }, nullptr, n_updates_, 0);
+  }
+
+ private:
+  ActorCritic policy_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::vector<torch::Tensor> params_ = policy_->parameters();
+  PpoConfig cfg_;
+  RolloutBuffer::Batch mb_;
+  std::int64_t n_updates_ = 0;
+};
+
+// DQN, batch 64, a target network's forward, Huber loss, gradient clip 10, Adam (lr 1e-3).
+class DqnUpdate {
+ public:
+  static constexpr std::int64_t kBatch = 64;
+  DqnUpdate(std::int64_t width, bool fused)
+      : q_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)),
+        target_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)) {
+    q_->use_fused_path(fused);
+    target_->use_fused_path(fused);
+    optimizer_ = make_adam(q_->parameters(), torch::optim::AdamOptions(1e-3), fused);
+    torch::manual_seed(0);
+    obs_ = torch::randn({kBatch, 4});
+    next_obs_ = torch::randn({kBatch, 4});
+    actions_ = torch::randint(0, 2, {kBatch});
+    rewards_ = torch::ones({kBatch});
+    discounts_ = torch::full({kBatch}, 0.99f);
+    terminated_ = torch::zeros({kBatch});
+  }
+  void step() {
+    torch::Tensor target_q;
+    {
+      torch::NoGradGuard no_grad;
+      const auto next_v = std::get<0>(target_->forward({next_obs_}).max(1));
+      target_q = rewards_ + discounts_ * (1.0f - terminated_) * next_v;
+    }
+    const auto qa = q_->forward({obs_}).gather(1, actions_.unsqueeze(1)).squeeze(1);
+    const auto loss = torch::nn::functional::smooth_l1_loss(qa, target_q);
+    zero_gradients(*optimizer_);
+    loss.backward();
+    clip_and_check_gradients(params_, 10.0, loss, {"DQN gradient step", ++n_updates_, 0});
+    optimizer_->step();
+  }
+
+ private:
+  QNetwork q_, target_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::vector<torch::Tensor> params_ = q_->parameters();
+  torch::Tensor obs_, next_obs_, actions_, rewards_, discounts_, terminated_;
+  std::int64_t n_updates_ = 0;
+};
+
+}  // namespace rlzoo::bench
