@@ -174,8 +174,10 @@ TEST(GradientGuard, AHealthyUpdateIsClippedAsLibTorchDoes) {
   loss_b.backward();
   const double ours = clip_and_check_gradients(a->parameters(), 0.1, loss_a, {"test step", 1, 10});
   const double theirs = torch::nn::utils::clip_grad_norm_(b->parameters(), 0.1);
-  EXPECT_DOUBLE_EQ(ours, theirs);
-  EXPECT_TRUE(torch::equal(a->weight.grad(), b->weight.grad()));
+  // Ours sums the squares in double in one pass (plain float CPU gradients), LibTorch per
+  // tensor in float: the same to float rounding.
+  EXPECT_NEAR(ours, theirs, 1e-6 * theirs);
+  EXPECT_TRUE(torch::allclose(a->weight.grad(), b->weight.grad(), 1e-6, 1e-8));
   // Without clipping the norm is computed and nothing is scaled.
   const auto before = a->weight.grad().clone();
   EXPECT_NEAR(clip_and_check_gradients(a->parameters(), 0.0, loss_a, {"test step", 2, 10}), 0.1, 1e-5);
