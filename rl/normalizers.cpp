@@ -1,5 +1,6 @@
 #include "rl/normalizers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/common/error.h"
@@ -11,10 +12,43 @@ ObservationNormalizer::ObservationNormalizer(std::int64_t numel, double clip, do
   if (!(epsilon > 0)) throw UserError("observation normaliser: epsilon must be > 0");
 }
 
+namespace {
+
+// Contiguous float32 or float64 observations on the CPU: normalised in plain loops, with the
+// arithmetic of apply() in the same order (double, then float), so the results are the same bits.
+bool plain_rows(const torch::Tensor& obs) {
+  return obs.device().is_cpu() && (obs.scalar_type() == torch::kFloat32 || obs.scalar_type() == torch::kFloat64) &&
+         obs.is_contiguous() && obs.dim() >= 1 && !obs.requires_grad();
+}
+
+double element(const torch::Tensor& obs, std::size_t i) {
+  return obs.scalar_type() == torch::kFloat32 ? static_cast<double>(obs.data_ptr<float>()[i]) : obs.data_ptr<double>()[i];
+}
+
+}  // namespace
+
 torch::Tensor ObservationNormalizer::normalize(const torch::Tensor& obs, bool update) {
-  if (update) this->update(obs);
-  return apply(obs, torch::tensor(rms_.mean(), torch::kFloat64), torch::tensor(rms_.var(), torch::kFloat64), clip_,
-               epsilon_);
+  if (!plain_rows(obs)) {
+    if (update) this->update(obs);
+    return apply(obs, torch::tensor(rms_.mean(), torch::kFloat64), torch::tensor(rms_.var(), torch::kFloat64), clip_,
+                 epsilon_);
+  }
+  const auto rows = static_cast<std::size_t>(obs.size(0)), dim = rms_.dim();
+  RLZOO_CHECK(static_cast<std::size_t>(obs.numel()) == rows * dim, "observation size changed");
+  scratch_.resize(rows * dim);
+  for (std::size_t i = 0; i < rows * dim; ++i) scratch_[i] = element(obs, i);
+  if (update) rms_.update(scratch_.data(), rows);
+  auto out = torch::empty(obs.sizes(), torch::kFloat32);
+  float* o = out.data_ptr<float>();
+  const auto& mean = rms_.mean();
+  const auto& var = rms_.var();
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < dim; ++j) {
+      double v = (scratch_[r * dim + j] - mean[j]) / std::sqrt(var[j] + epsilon_);
+      if (clip_ > 0) v = std::clamp(v, -clip_, clip_);
+      o[r * dim + j] = static_cast<float>(v);
+    }
+  return out;
 }
 
 void ObservationNormalizer::update(const torch::Tensor& obs) {

@@ -102,15 +102,25 @@ PpoUpdateStats run_ppo_epochs(
 StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
                              std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
                              const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values) {
+  // Plain loops: a step of a few envs is too small for tensor operations to pay.
   const auto n = static_cast<std::int64_t>(rewards.size());
-  const auto term = torch::from_blob(const_cast<std::uint8_t*>(terminated.data()), {n}, torch::kUInt8).to(torch::kBool);
-  const auto trunc = torch::from_blob(const_cast<std::uint8_t*>(truncated.data()), {n}, torch::kUInt8).to(torch::kBool);
   StepRewards out;
-  out.dones = (term | trunc).to(torch::kFloat32);
-  out.rewards = torch::from_blob(const_cast<double*>(rewards.data()), {n}, torch::kFloat64).to(torch::kFloat32);
+  out.dones = torch::empty({n});
+  out.rewards = torch::empty({n});
+  float* dones = out.dones.data_ptr<float>();
+  float* scaled = out.rewards.data_ptr<float>();
+  std::vector<std::int64_t> timeouts;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    dones[i] = (terminated[k] != 0 || truncated[k] != 0) ? 1.0f : 0.0f;
+    scaled[i] = static_cast<float>(rewards[k]);
+    if (truncated[k] != 0 && terminated[k] == 0) timeouts.push_back(i);
+  }
   if (norm) out.rewards = norm->normalize(out.rewards, out.dones, /*update=*/true);
-  const auto timeouts = (trunc & term.logical_not()).nonzero().squeeze(-1);
-  if (timeouts.numel() > 0) out.rewards.index_add_(0, timeouts, static_cast<float>(gamma) * final_values(timeouts));
+  if (!timeouts.empty()) {
+    const auto rows = torch::tensor(timeouts, torch::kInt64);
+    out.rewards.index_add_(0, rows, static_cast<float>(gamma) * final_values(rows));
+  }
   return out;
 }
 

@@ -2,6 +2,8 @@
 // the rounds the backends deliver recorded into the rollout buffer, and run_training().
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "rl/nets/observation.h"
 #include "rl/runtime/module_evaluator.h"
 #include "rl/runtime/runtime_setup.h"
@@ -24,6 +26,70 @@ torch::Tensor state_rows(const torch::Tensor& state) {
 }
 torch::Tensor state_of_rows(const torch::Tensor& rows, c10::IntArrayRef one_state_shape) {
   return rows.reshape({rows.size(0), one_state_shape[0], one_state_shape[1], one_state_shape[3]}).movedim(0, 2);
+}
+
+bool plain_float(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous();
+}
+
+// The acting evaluator's rows [action(s), log-prob, value]: the action drawn as
+// ActionDistribution::sample() draws it (the same random numbers), the rest written in one pass
+// where the tensors are plain float32 CPU ones (the same values as log_prob() and cat() give),
+// else through those operations. Acting with a small network is dominated by such operations.
+torch::Tensor sampled_rows(const ActionDistribution& dist, const torch::Tensor& values, std::int64_t d) {
+  const std::int64_t rows = values.size(0);
+  const bool plain_values = values.dim() == 1 && plain_float(values);
+  if (const Categorical* c = dist.categorical(); c && plain_values && plain_float(c->log_probs())) {
+    const auto a = c->sample().contiguous();
+    auto out = torch::empty({rows, 3});
+    float* o = out.data_ptr<float>();
+    const float* lp = c->log_probs().data_ptr<float>();
+    const float* v = values.data_ptr<float>();
+    const std::int64_t* ap = a.data_ptr<std::int64_t>();
+    const std::int64_t n = c->log_probs().size(1);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      o[3 * r] = static_cast<float>(ap[r]);
+      o[3 * r + 1] = lp[r * n + ap[r]];
+      o[3 * r + 2] = v[r];
+    }
+    return out;
+  }
+  if (const DiagGaussian* g = dist.gaussian(); g && plain_values && plain_float(g->mean()) && g->mean().dim() == 2 &&
+                                                 g->log_std().scalar_type() == torch::kFloat32 &&
+                                                 g->log_std().stride(1) == 1 &&
+                                                 (g->log_std().stride(0) == 0 || g->log_std().stride(0) == d)) {
+    // mean + exp(log_std) * noise, and log_prob's (a - mean) exp(-log_std): the exponentials
+    // by LibTorch as DiagGaussian takes them, the rest elementwise in the same order.
+    const auto noise = torch::randn_like(g->mean());
+    const auto std_dev = g->log_std().exp().contiguous(), inv_std = torch::exp(-g->log_std()).contiguous();
+    auto out = torch::empty({rows, d + 2});
+    float* o = out.data_ptr<float>();
+    const float* m = g->mean().data_ptr<float>();
+    const float* z = noise.data_ptr<float>();
+    const float* s = std_dev.data_ptr<float>();
+    const float* is = inv_std.data_ptr<float>();
+    const float* ls = g->log_std().data_ptr<float>();
+    const std::int64_t ls_row = g->log_std().stride(0);
+    const float v_log = static_cast<float>(0.5 * std::log(2.0 * M_PI));
+    const float* v = values.data_ptr<float>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float log_prob = 0;
+      for (std::int64_t j = 0; j < d; ++j) {
+        const std::int64_t k = r * d + j;
+        const float a = m[k] + s[k] * z[k];
+        const float zz = (a - m[k]) * is[k];
+        log_prob += ((-0.5f * zz) * zz - ls[r * ls_row + j]) - v_log;
+        o[r * (d + 2) + j] = a;
+      }
+      o[r * (d + 2) + d] = log_prob;
+      o[r * (d + 2) + d + 1] = v[r];
+    }
+    return out;
+  }
+  const auto a = dist.sample();
+  return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
+                     values.reshape({rows, 1})},
+                    1);
 }
 
 }  // namespace
@@ -163,23 +229,15 @@ std::shared_ptr<BatchEvaluator> PpoAgent::acting_evaluator(ActingPolicy replica,
       // The observations arrive normalised by the actor (PpoActorPolicy) where that is configured.
       [replica, d, one_state](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks,
                               const torch::Tensor& inputs) mutable {
-        auto sampled = [d](const ActionDistribution& dist, const torch::Tensor& values) {
-          const auto a = dist.sample();
-          const auto rows = values.size(0);
-          return std::vector<torch::Tensor>{a.to(torch::kFloat32).reshape({rows, d}),
-                                            dist.log_prob(a).reshape({rows, 1}), values.reshape({rows, 1})};
-        };
         if (!inputs.defined()) {
           auto [dist, values] = replica->policy->forward(obs, masks);
-          return torch::cat(sampled(dist, values), 1);
+          return sampled_rows(dist, values, d);
         }
         // One step of each row's sequence: [episode start, state] in, the next state out.
         const auto rows = inputs.size(0);
         auto out = replica->policy->forward_sequence(obs, state_of_rows(inputs.slice(1, 1), one_state),
                                                      inputs.select(1, 0).gt(0.5).view({1, rows}), masks);
-        auto parts = sampled(out.dist, out.values);
-        parts.push_back(state_rows(out.state));
-        return torch::cat(parts, 1);
+        return torch::cat({sampled_rows(out.dist, out.values, d), state_rows(out.state)}, 1);
       },
       store);
 }
