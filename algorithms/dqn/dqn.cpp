@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "algorithms/dqn/dqn_loss.h"
 #include "rl/agent_checkpoint.h"
 #include "rl/epsilon_greedy.h"
 #include "rl/gradient_guard.h"
@@ -120,7 +121,7 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   const Space& space = spec_.observation_space;
   const std::int64_t start = spec_.action_space.start();
   const auto params = q_net_->parameters();
-  torch::Tensor loss_sum = torch::zeros({}, device_), q_sum = torch::zeros({}, device_);
+  double loss_sum = 0, q_sum = 0;
   for (std::int64_t step = 0; step < gradient_steps; ++step) {
     // Sampled and decoded on the CPU, where the buffer lives; used on the device.
     const ReplaySample s = buffer_->sample(cfg_.batch_size, cfg_.gamma, cfg_.n_step);
@@ -130,31 +131,24 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     {
       torch::NoGradGuard no_grad;
       const auto next = to_device(observation_tensors(space, s.next_obs), device_);
-      const torch::Tensor next_q = q_target_->forward(next);
-      torch::Tensor next_v;
-      if (cfg_.double_q)
-        next_v = next_q.gather(1, q_net_->forward(next).argmax(1, /*keepdim=*/true)).squeeze(1);
-      else
-        next_v = std::get<0>(next_q.max(1));
-      // Time-outs are not terminal: `terminated` is 0 there and the bootstrap stays.
-      target = rewards + discounts * (1.0f - terminated) * next_v;
+      target = dqn_targets(q_target_->forward(next), cfg_.double_q ? q_net_->forward(next) : torch::Tensor(), rewards,
+                           discounts, terminated);
     }
-    const torch::Tensor q =
-        q_net_->forward(to_device(observation_tensors(space, s.obs), device_)).gather(1, actions.unsqueeze(1)).squeeze(1);
-    const torch::Tensor loss = cfg_.loss == "huber" ? torch::smooth_l1_loss(q, target) : torch::mse_loss(q, target);
+    const DqnLoss l = dqn_td_loss(q_net_->forward(to_device(observation_tensors(space, s.obs), device_)), actions,
+                                  target, cfg_.loss == "huber");
     zero_gradients(*optimizer_);
-    loss.backward();
+    l.loss.backward();
     gradient_reducer().reduce(params);
-    clip_and_check_gradients(params, cfg_.max_grad_norm, loss, {"DQN gradient step", n_updates_ + 1, num_timesteps_});
+    clip_and_check_gradients(params, cfg_.max_grad_norm, l.loss, {"DQN gradient step", n_updates_ + 1, num_timesteps_});
     optimizer_->step();
     ++n_updates_;
-    loss_sum += loss.detach();
-    q_sum += q.detach().mean();
+    loss_sum += l.value;
+    q_sum += l.q_mean;
   }
   Logger& log = monitor.logger();
   const double steps = static_cast<double>(std::max<std::int64_t>(gradient_steps, 1));
-  log.record("train/loss", loss_sum.item<double>() / steps);
-  log.record("train/q_mean", q_sum.item<double>() / steps);
+  log.record("train/loss", loss_sum / steps);
+  log.record("train/q_mean", q_sum / steps);
   log.record("train/learning_rate", cfg_.learning_rate);
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
 }

@@ -2,7 +2,8 @@
 // the algorithms take them (run_ppo_epochs; DqnAgent::train's path with double_q off). Shared by
 // `rlzoo bench learner` and the hot-path guard (tests/perf/hotpaths/torch_paths.cpp), so that
 // both measure the same update. `fused` picks rlzoo's path (fused MLP chains, FusedAdam, the
-// fused Categorical loss) or the LibTorch modules with torch::optim::Adam.
+// fused losses) or LibTorch's: the modules, torch::optim::Adam and the losses as operations.
+// (Both clear and clip gradients with zero_gradients and clip_and_check_gradients.)
 #pragma once
 
 #include <torch/nn/functional/loss.h>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/dqn/dqn_loss.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "rl/gradient_guard.h"
 #include "rl/nets/networks.h"
@@ -43,7 +45,8 @@ class PpoUpdate {
     cfg_.batch_size = kBatch;
     torch::manual_seed(0);
     mb_.obs = {torch::randn({kBatch, 4})};
-    mb_.actions = torch::randint(0, 2, {kBatch});
+    // int32 actions keep ppo_loss on its LibTorch operations (the fused loss takes int64 ones).
+    mb_.actions = torch::randint(0, 2, {kBatch}, fused ? torch::kInt64 : torch::kInt32);
     mb_.advantages = torch::randn({kBatch});
     mb_.returns = torch::randn({kBatch});
     torch::NoGradGuard no_grad;
@@ -71,7 +74,8 @@ class DqnUpdate {
  public:
   static constexpr std::int64_t kBatch = 64;
   DqnUpdate(std::int64_t width, bool fused)
-      : q_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)),
+      : fused_(fused),
+        q_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)),
         target_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)) {
     q_->use_fused_path(fused);
     target_->use_fused_path(fused);
@@ -85,14 +89,21 @@ class DqnUpdate {
     terminated_ = torch::zeros({kBatch});
   }
   void step() {
-    torch::Tensor target_q;
-    {
-      torch::NoGradGuard no_grad;
-      const auto next_v = std::get<0>(target_->forward({next_obs_}).max(1));
-      target_q = rewards_ + discounts_ * (1.0f - terminated_) * next_v;
+    torch::Tensor target_q, loss;
+    if (fused_) {
+      {
+        torch::NoGradGuard no_grad;
+        target_q = dqn_targets(target_->forward({next_obs_}), {}, rewards_, discounts_, terminated_);
+      }
+      loss = dqn_td_loss(q_->forward({obs_}), actions_, target_q, /*huber=*/true).loss;
+    } else {
+      {
+        torch::NoGradGuard no_grad;
+        target_q = rewards_ + discounts_ * (1.0f - terminated_) * std::get<0>(target_->forward({next_obs_}).max(1));
+      }
+      loss = torch::nn::functional::smooth_l1_loss(q_->forward({obs_}).gather(1, actions_.unsqueeze(1)).squeeze(1),
+                                                   target_q);
     }
-    const auto qa = q_->forward({obs_}).gather(1, actions_.unsqueeze(1)).squeeze(1);
-    const auto loss = torch::nn::functional::smooth_l1_loss(qa, target_q);
     zero_gradients(*optimizer_);
     loss.backward();
     clip_and_check_gradients(params_, 10.0, loss, {"DQN gradient step", ++n_updates_, 0});
@@ -100,6 +111,7 @@ class DqnUpdate {
   }
 
  private:
+  bool fused_;
   QNetwork q_, target_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::vector<torch::Tensor> params_ = q_->parameters();

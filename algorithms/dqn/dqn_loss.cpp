@@ -1,0 +1,126 @@
+#include "algorithms/dqn/dqn_loss.h"
+
+#include <torch/autograd.h>
+#include <torch/nn/functional/loss.h>
+
+#include <cmath>
+
+namespace rlzoo {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+bool plain(const torch::Tensor& t, torch::ScalarType type) {
+  return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous() && !t.requires_grad();
+}
+
+// forward(q_all, actions, targets, huber, stats): the loss; stats = {value, mean taken Q}.
+struct TdLossFunction : public torch::autograd::Function<TdLossFunction> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q_all, const torch::Tensor& actions,
+                               const torch::Tensor& targets, bool huber, double* stats) {
+    const std::int64_t rows = q_all.size(0), n = q_all.size(1);
+    const float* q = q_all.data_ptr<float>();
+    const std::int64_t* a = actions.data_ptr<std::int64_t>();
+    const float* y = targets.data_ptr<float>();
+    auto slopes = torch::empty({rows});  // d loss / d q_taken per row, before the incoming gradient
+    float* slope = slopes.data_ptr<float>();
+    const double inv_rows = 1.0 / static_cast<double>(rows);
+    double sum = 0, q_sum = 0;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const float qi = q[i * n + a[i]];
+      const double d = static_cast<double>(qi) - y[i];
+      q_sum += qi;
+      if (huber) {
+        const bool quadratic = std::abs(d) < 1.0;
+        sum += quadratic ? 0.5 * d * d : std::abs(d) - 0.5;
+        slope[i] = static_cast<float>((quadratic ? d : (d > 0 ? 1.0 : -1.0)) * inv_rows);
+      } else {
+        sum += d * d;
+        slope[i] = static_cast<float>(2.0 * d * inv_rows);
+      }
+    }
+    stats[0] = sum * inv_rows;
+    stats[1] = q_sum * inv_rows;
+    ctx->save_for_backward({slopes});
+    ctx->saved_data["actions"] = actions;
+    ctx->saved_data["n"] = n;
+    return torch::scalar_tensor(static_cast<float>(stats[0]));
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const auto slopes = ctx->get_saved_variables()[0];
+    const auto actions = ctx->saved_data["actions"].toTensor();
+    const std::int64_t n = ctx->saved_data["n"].toInt(), rows = slopes.size(0);
+    const float g = grad_outputs[0].item<float>();
+    auto d_q = torch::zeros({rows, n});
+    float* dq = d_q.data_ptr<float>();
+    const float* slope = slopes.data_ptr<float>();
+    const std::int64_t* a = actions.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < rows; ++i) dq[i * n + a[i]] = g * slope[i];
+    return {d_q, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor dqn_targets(const torch::Tensor& next_q, const torch::Tensor& online_next_q, const torch::Tensor& rewards,
+                          const torch::Tensor& discounts, const torch::Tensor& terminated) {
+  torch::NoGradGuard no_grad;
+  const bool raw = plain(next_q, torch::kFloat32) && next_q.dim() == 2 &&
+                   (!online_next_q.defined() || plain(online_next_q, torch::kFloat32)) &&
+                   plain(rewards, torch::kFloat32) && plain(discounts, torch::kFloat32) &&
+                   plain(terminated, torch::kFloat32);
+  if (!raw) {
+    const torch::Tensor next_v = online_next_q.defined()
+                                     ? next_q.gather(1, online_next_q.argmax(1, /*keepdim=*/true)).squeeze(1)
+                                     : std::get<0>(next_q.max(1));
+    // Time-outs are not terminal: `terminated` is 0 there and the bootstrap stays.
+    return rewards + discounts * (1.0f - terminated) * next_v;
+  }
+  const std::int64_t rows = next_q.size(0), n = next_q.size(1);
+  auto out = torch::empty({rows});
+  float* o = out.data_ptr<float>();
+  const float* q = next_q.data_ptr<float>();
+  const float* online = online_next_q.defined() ? online_next_q.data_ptr<float>() : nullptr;
+  const float* r = rewards.data_ptr<float>();
+  const float* disc = discounts.data_ptr<float>();
+  const float* term = terminated.data_ptr<float>();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* qi = q + i * n;
+    // The first best action, as argmax and max pick it; a NaN counts as the best (it propagates,
+    // and the gradient guard stops the update).
+    auto best_of = [n](const float* row) {
+      std::int64_t best = 0;
+      for (std::int64_t j = 0; j < n; ++j) {
+        if (std::isnan(row[j])) return j;
+        if (row[j] > row[best]) best = j;
+      }
+      return best;
+    };
+    const float v = online ? qi[best_of(online + i * n)] : qi[best_of(qi)];
+    o[i] = r[i] + disc[i] * (1.0f - term[i]) * v;
+  }
+  return out;
+}
+
+DqnLoss dqn_td_loss(const torch::Tensor& q_all, const torch::Tensor& actions, const torch::Tensor& targets, bool huber) {
+  DqnLoss out;
+  const bool raw = q_all.dim() == 2 && q_all.device().is_cpu() && q_all.scalar_type() == torch::kFloat32 &&
+                   q_all.is_contiguous() && plain(actions, torch::kInt64) && plain(targets, torch::kFloat32);
+  if (raw) {
+    double stats[2];
+    out.loss = TdLossFunction::apply(q_all, actions, targets, huber, stats);
+    out.value = stats[0];
+    out.q_mean = stats[1];
+    return out;
+  }
+  const torch::Tensor q = q_all.gather(1, actions.unsqueeze(1)).squeeze(1);
+  out.loss = huber ? torch::nn::functional::smooth_l1_loss(q, targets) : torch::nn::functional::mse_loss(q, targets);
+  out.value = out.loss.item<double>();
+  out.q_mean = q.detach().mean().item<double>();
+  return out;
+}
+
+}  // namespace rlzoo
