@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/ppo/ppo_categorical_loss.h"
+#include "algorithms/ppo/ppo_fused_loss.h"
 #include "rl/gradient_guard.h"
 #include "rl/normalizers.h"
 #include "rl/optim/zero_gradients.h"
@@ -13,8 +13,7 @@ namespace rlzoo {
 
 PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
                  const PpoConfig& cfg, double clip) {
-  if (const Categorical* c = dist.categorical(); c && ppo_categorical_loss_applies(c->logits(), values, mb))
-    return ppo_categorical_loss(c->logits(), values, mb, cfg, clip);
+  if (ppo_fused_loss_applies(dist, values, mb)) return ppo_fused_loss(dist, values, mb, cfg, clip);
   PpoLoss out;
   const auto log_prob = dist.log_prob(mb.actions);
   auto adv = mb.advantages;

@@ -45,9 +45,9 @@ struct PpoLoss {
   double pg_loss = 0, value_loss = 0, entropy_loss = 0, approx_kl = 0, clip_fraction = 0;
 };
 
-// The loss of one minibatch given the current policy's distribution and values on it. A
-// Categorical policy's loss on CPU float32 tensors is computed as one fused autograd node
-// (ppo_categorical_loss.h), others with LibTorch's operations; both give the same loss.
+// The loss of one minibatch given the current policy's distribution and values on it. On CPU
+// float32 tensors it is computed as one fused autograd node (ppo_fused_loss.h), elsewhere with
+// LibTorch's operations; both give the same loss.
 PpoLoss ppo_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
                  const PpoConfig& cfg, double clip);
 

@@ -17,7 +17,7 @@ class Categorical {
   torch::Tensor entropy() const;                     // [B]
   const torch::Tensor& log_probs() const { return log_probs_; }  // normalised [B, n]
   // The logits as given (before the mask) and the mask (or undefined), for fused losses that
-  // compute the log-probabilities themselves (algorithms/ppo/ppo_categorical_loss.h).
+  // compute the log-probabilities themselves (algorithms/ppo/ppo_fused_loss.h).
   const torch::Tensor& logits() const { return logits_; }
   const torch::Tensor& mask() const { return mask_; }
 

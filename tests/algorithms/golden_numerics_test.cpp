@@ -6,10 +6,10 @@
 //
 // Re-recorded 2026-11-28 (issue #30) for ppo, dqn, secbad and dt: PPO's and DQN's networks run as
 // fused MLP chains with FusedAdam and PPO's Categorical loss as one fused node (rl/nets/fused_mlp.h,
-// rl/optim/fused_adam.h, algorithms/ppo/ppo_categorical_loss.h); and clip_and_check_gradients
+// rl/optim/fused_adam.h, algorithms/ppo/ppo_fused_loss.h); and clip_and_check_gradients
 // computes the gradient norm in double in one pass (all four). Same arithmetic to float rounding,
 // checked against LibTorch's operations in tests/rl/fused_paths_test.cpp and
-// tests/algorithms/ppo_categorical_loss_test.cpp.
+// tests/algorithms/ppo_fused_loss_test.cpp.
 //
 // OpenBLAS's kernels round differently, so each value is recorded per kernel, and the test
 // compares with the one for the kernel this process runs (OpenBLAS names it in its config
