@@ -1,5 +1,7 @@
 #include "rl/buffers/rollout_buffer.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "core/common/error.h"
@@ -42,6 +44,24 @@ RolloutBuffer::Batch RolloutBuffer::Batch::to(const torch::Device& device) const
   return b;
 }
 
+namespace {
+
+// storage[pos] = src: a memcpy where both are contiguous CPU tensors of one dtype (a step of a
+// few envs is too small for select and copy_ to pay), else those operations.
+void copy_row(torch::Tensor& storage, std::int64_t pos, const torch::Tensor& src) {
+  const std::int64_t row = storage.numel() / storage.size(0);
+  if (storage.device().is_cpu() && src.device().is_cpu() && storage.is_contiguous() && src.is_contiguous() &&
+      storage.scalar_type() == src.scalar_type() && src.numel() == row) {
+    const auto bytes = static_cast<std::size_t>(row) * storage.element_size();
+    std::memcpy(static_cast<std::byte*>(storage.data_ptr()) + static_cast<std::size_t>(pos) * bytes, src.data_ptr(),
+                bytes);
+    return;
+  }
+  storage[pos].copy_(src);
+}
+
+}  // namespace
+
 void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions,
                         const torch::Tensor& rewards, const torch::Tensor& dones, const torch::Tensor& values,
                         const torch::Tensor& log_probs, const torch::Tensor& action_masks,
@@ -54,14 +74,14 @@ void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tens
     if (episode_starts.defined()) starts_ = torch::zeros({n_steps_, n_envs_}, torch::kBool);
   }
   RLZOO_CHECK(obs.size() == obs_.size());
-  for (std::size_t i = 0; i < obs.size(); ++i) obs_[i][pos_].copy_(obs[i]);
-  actions_[pos_].copy_(actions);
-  rewards_[pos_].copy_(rewards);
-  dones_[pos_].copy_(dones);
-  values_[pos_].copy_(values);
-  log_probs_[pos_].copy_(log_probs);
-  if (masks_.defined()) masks_[pos_].copy_(action_masks);
-  if (starts_.defined()) starts_[pos_].copy_(episode_starts);
+  for (std::size_t i = 0; i < obs.size(); ++i) copy_row(obs_[i], pos_, obs[i]);
+  copy_row(actions_, pos_, actions);
+  copy_row(rewards_, pos_, rewards);
+  copy_row(dones_, pos_, dones);
+  copy_row(values_, pos_, values);
+  copy_row(log_probs_, pos_, log_probs);
+  if (masks_.defined()) copy_row(masks_, pos_, action_masks);
+  if (starts_.defined()) copy_row(starts_, pos_, episode_starts);
   ++pos_;
 }
 
