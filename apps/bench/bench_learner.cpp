@@ -138,47 +138,31 @@ double sgemm_peak(const LearnerBenchOptions& o) {
   return gflops;
 }
 
-double ppo_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
-  bench::PpoUpdate update(width, fused);
+// Updates per second of `Update` on rlzoo's path (fused) or LibTorch's.
+template <class Update>
+double update_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
+  Update update(width, fused);
   return median_rate([&] { update.step(); }, 1.0, o.seconds, o.repeats);
 }
 
-double dqn_rate(std::int64_t width, const LearnerBenchOptions& o, bool fused) {
-  bench::DqnUpdate update(width, fused);
-  return median_rate([&] { update.step(); }, 1.0, o.seconds, o.repeats);
-}
-
-void bench_ppo(std::int64_t width, const LearnerBenchOptions& o, double peak) {
-  constexpr std::int64_t batch = bench::PpoUpdate::kBatch;
-  const double rate = ppo_rate(width, o, true);
-  const double baseline = o.baseline ? ppo_rate(width, o, false) : std::nan("");
+// One update's lines: its rate beside LibTorch's, its GFLOP/s, and the bare products. Its
+// networks: one 4 -> width -> width -> 2 with a backward pass, and a second one to
+// `second_out` outputs (PPO's critic, backward; DQN's target network, forward only).
+template <class Update>
+void bench_update(const std::string& algo, std::int64_t width, std::int64_t second_out, bool second_backward,
+                  const LearnerBenchOptions& o, double peak) {
+  const double rate = update_rate<Update>(width, o, true);
+  const double baseline = o.baseline ? update_rate<Update>(width, o, false) : std::nan("");
   const std::vector<std::int64_t> hidden{width, width};
   std::vector<GemmShape> shapes;
-  add_mlp(shapes, batch, 4, hidden, 2, true);
-  add_mlp(shapes, batch, 4, hidden, 1, true);
+  add_mlp(shapes, Update::kBatch, 4, hidden, 2, true);
+  add_mlp(shapes, Update::kBatch, 4, hidden, second_out, second_backward);
   const double gflops = rate * gemm_flops(shapes) / 1e9;
-  const std::string name = fmt::format("learner/ppo_{0}x{0}", width);
+  const std::string name = fmt::format("learner/{0}_{1}x{1}", algo, width);
   print_bench_line(name + "/updates_per_s", rate, "updates/s", baseline,
-                   {{"batch", batch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
+                   {{"batch", Update::kBatch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
                     {"fraction_of_peak", gflops / peak}, {"speedup_vs_baseline", rate / baseline},
-                    {"baseline_is", "LibTorch modules and torch::optim::Adam"}});
-  print_gemm_lines(name, shapes, o, peak);
-}
-
-void bench_dqn(std::int64_t width, const LearnerBenchOptions& o, double peak) {
-  constexpr std::int64_t batch = bench::DqnUpdate::kBatch;
-  const double rate = dqn_rate(width, o, true);
-  const double baseline = o.baseline ? dqn_rate(width, o, false) : std::nan("");
-  const std::vector<std::int64_t> hidden{width, width};
-  std::vector<GemmShape> shapes;
-  add_mlp(shapes, batch, 4, hidden, 2, true);
-  add_mlp(shapes, batch, 4, hidden, 2, false);  // the target network's forward
-  const double gflops = rate * gemm_flops(shapes) / 1e9;
-  const std::string name = fmt::format("learner/dqn_{0}x{0}", width);
-  print_bench_line(name + "/updates_per_s", rate, "updates/s", baseline,
-                   {{"batch", batch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
-                    {"fraction_of_peak", gflops / peak}, {"speedup_vs_baseline", rate / baseline},
-                    {"baseline_is", "LibTorch modules and torch::optim::Adam"}});
+                    {"baseline_is", "LibTorch modules, torch::optim::Adam and the losses as LibTorch operations"}});
   print_gemm_lines(name, shapes, o, peak);
 }
 
@@ -199,8 +183,8 @@ void add_learner_bench_command(CLI::App& bench) {
     configure_threads(1, 1);
     const double peak = sgemm_peak(*o);
     for (auto w : o->widths) {
-      if (o->has("ppo")) bench_ppo(w, *o, peak);
-      if (o->has("dqn")) bench_dqn(w, *o, peak);
+      if (o->has("ppo")) bench_update<bench::PpoUpdate>("ppo", w, 1, true, *o, peak);
+      if (o->has("dqn")) bench_update<bench::DqnUpdate>("dqn", w, 2, false, *o, peak);
     }
   });
 }

@@ -52,6 +52,23 @@ void expect_close(const torch::Tensor& a, const torch::Tensor& b, const char* wh
   EXPECT_TRUE(torch::allclose(a, b, 1e-4, 1e-6)) << what << ": " << (a - b).abs().max().item<double>();
 }
 
+// The fused loss's gradients (`fused_grads`, taken before) against ppo_loss's on float64 copies
+// of the inputs (`dist64` built on them): the same loss, statistics and gradients of `inputs`.
+void expect_matches_operations(const PpoLoss& fused, const std::vector<torch::Tensor>& fused_grads,
+                               const ActionDistribution& dist64, const torch::Tensor& values,
+                               const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
+                               const std::vector<torch::Tensor>& inputs) {
+  for (const auto& t : inputs) const_cast<torch::Tensor&>(t).mutable_grad().zero_();
+  const auto mb64 = as_float64(mb);
+  const auto values64 = values.to(torch::kFloat64);
+  ASSERT_FALSE(ppo_fused_loss_applies(dist64, values64, mb64));
+  const PpoLoss ref = ppo_loss(dist64, values64, mb64, cfg, 0.1);
+  ref.loss.backward();
+  expect_same(fused, ref);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    expect_close(fused_grads[i], inputs[i].grad(), ("gradient of input " + std::to_string(i)).c_str());
+}
+
 void check_categorical(bool masked, bool clip_values, bool normalize) {
   torch::manual_seed(11);
   constexpr std::int64_t n = 4;
@@ -72,19 +89,9 @@ void check_categorical(bool masked, bool clip_values, bool normalize) {
   ASSERT_TRUE(ppo_fused_loss_applies(dist, values, mb));
   const PpoLoss fused = ppo_fused_loss(dist, values, mb, c.cfg, 0.1);
   fused.loss.backward();
-  const auto d_logits = logits.grad().clone(), d_values = values.grad().clone();
-  logits.mutable_grad().zero_();
-  values.mutable_grad().zero_();
-
-  const auto mb64 = as_float64(mb);
-  const auto logits64 = logits.to(torch::kFloat64), values64 = values.to(torch::kFloat64);
-  const ActionDistribution dist64(Categorical(logits64, mb.action_masks));
-  ASSERT_FALSE(ppo_fused_loss_applies(dist64, values64, mb64));
-  const PpoLoss ref = ppo_loss(dist64, values64, mb64, c.cfg, 0.1);
-  ref.loss.backward();
-  expect_same(fused, ref);
-  expect_close(d_logits, logits.grad(), "logit gradients");
-  expect_close(d_values, values.grad(), "value gradients");
+  expect_matches_operations(fused, {logits.grad().clone(), values.grad().clone()},
+                            ActionDistribution(Categorical(logits.to(torch::kFloat64), mb.action_masks)), values, mb,
+                            c.cfg, {logits, values});
 }
 
 TEST(PpoFusedLoss, CategoricalMatchesTheOperations) { check_categorical(false, false, true); }
@@ -109,19 +116,9 @@ TEST(PpoFusedLoss, GaussianMatchesTheOperations) {
   ASSERT_TRUE(ppo_fused_loss_applies(dist, values, mb));
   const PpoLoss fused = ppo_fused_loss(dist, values, mb, c.cfg, 0.1);
   fused.loss.backward();
-  const auto d_mean = mean.grad().clone(), d_log_std = log_std.grad().clone(), d_values = values.grad().clone();
-  for (auto* t : {&mean, &log_std, &values}) const_cast<torch::Tensor*>(t)->mutable_grad().zero_();
-
-  const auto mb64 = as_float64(mb);
-  const ActionDistribution dist64(DiagGaussian(mean.to(torch::kFloat64), log_std.to(torch::kFloat64)));
-  const auto values64 = values.to(torch::kFloat64);
-  ASSERT_FALSE(ppo_fused_loss_applies(dist64, values64, mb64));
-  const PpoLoss ref = ppo_loss(dist64, values64, mb64, c.cfg, 0.1);
-  ref.loss.backward();
-  expect_same(fused, ref);
-  expect_close(d_mean, mean.grad(), "mean gradients");
-  expect_close(d_log_std, log_std.grad(), "log-std gradients");
-  expect_close(d_values, values.grad(), "value gradients");
+  expect_matches_operations(fused, {mean.grad().clone(), log_std.grad().clone(), values.grad().clone()},
+                            ActionDistribution(DiagGaussian(mean.to(torch::kFloat64), log_std.to(torch::kFloat64))),
+                            values, mb, c.cfg, {mean, log_std, values});
 }
 
 }  // namespace
