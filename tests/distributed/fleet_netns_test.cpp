@@ -56,9 +56,10 @@ TEST(FleetNetns, LearnerAndActorsOnSeparateHostsSurviveACutLink) {
   const fs::path dir = test::make_temp_dir("rlzoo-netns");
   std::ofstream(dir / "token") << "multi-host-token\n";
   const std::string cli = test::cli_path(), token = (dir / "token").string(), st = (dir / "stats.json").string();
-  // Any address: a token is required for that.
+  // Any address: a token is required for that. 600 k steps: the run must outlast a cut and a
+  // restored link (200 k took seconds once PPO's small-network updates got fast).
   test::ChildProcess learner({"/usr/sbin/ip", "netns", "exec", hosts.learner, cli, "learner", "-q", "--preset",
-                              "configs/ppo/CartPole-v1-fleet.yaml", "--set", "n_timesteps=200000", "--listen",
+                              "configs/ppo/CartPole-v1-fleet.yaml", "--set", "n_timesteps=600000", "--listen",
                               "0.0.0.0:50777", "--token-file", token, "--stats-file", st, "--heartbeat-timeout-ms",
                               "2000", "--run-dir", (dir / "run").string()},
                              test::source_dir(), (dir / "learner.log").string());

@@ -114,7 +114,9 @@ TEST(FleetProcessesLearning, OneLearnerAndTwoActorProcessesTrainCartPole) {
 
 TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
   Fleet f;
-  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=100000",
+  // Long enough for a kill, a restart and the new process's registration (PPO's fast updates
+  // finish 100 k steps in seconds).
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=400000",
                    "--heartbeat-timeout-ms", "1500"});
   auto a0 = f.start_actor(0);
   auto a1 = f.start_actor(1);
@@ -147,7 +149,7 @@ TEST(FleetProcesses, TrainingGoesOnWhenAnActorIsKilledAndItsRestartJoins) {
 TEST(FleetProcesses, ActorsContinueWithALearnerResumedFromItsCheckpoint) {
   Fleet f;
   // Long enough after the restart for both actors to come back (their back-off reaches 5 s).
-  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=150000", "--set",
+  f.start_learner({"--preset", kPreset, "--run-dir", f.run.string(), "--set", "n_timesteps=500000", "--set",
                    "checkpoint.every=4096"});
   auto a0 = f.start_actor(0), a1 = f.start_actor(1);
   const fs::path latest = f.run / "checkpoints" / "latest";
@@ -219,11 +221,14 @@ TEST(FleetProcesses, SigtermStopsTheLearnerWithACheckpointAndItsActorsExitCleanl
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// The run must outlast actor 1's start (a process loading LibTorch, seconds on a loaded
+// machine): 100 k steps took 6 s once PPO's small-network updates got fast, and the learner
+// sometimes finished on actor 0 alone before actor 1 registered. 400 k steps take ~25 s.
 TEST(FleetProcesses, LaunchRestartsAKilledActorAndEndsWithTheLearner) {
   const fs::path dir = test::make_temp_dir("rlzoo-launch");
   test::ChildProcess launch({test::cli_path(), "launch", "--preset", kPreset, "--actors", "2", "--run-dir",
                              (dir / "run").string(), "--log-dir", (dir / "logs").string(), "--set",
-                             "n_timesteps=100000"},
+                             "n_timesteps=400000"},
                             test::source_dir(), (dir / "launch.log").string());
   // Find actor 1's pid in the launcher's log once training runs, and kill it.
   // The pid is copied out of the match: a match points into the log text it was made on.
