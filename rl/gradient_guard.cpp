@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <torch/nn/utils/clip_grad.h>
 
+#include "core/torch/plain_tensor.h"
+
 namespace rlzoo {
 
 namespace {
@@ -26,8 +28,7 @@ std::optional<std::vector<std::pair<float*, std::int64_t>>> plain_gradients(cons
   for (const auto& p : params) {
     const auto& g = p.grad();
     if (!g.defined()) continue;
-    if (!g.device().is_cpu() || g.scalar_type() != torch::kFloat32 || g.layout() != torch::kStrided ||
-        !g.is_contiguous() || g.requires_grad())
+    if (!is_plain_cpu(g, torch::kFloat32) || g.requires_grad())
       return std::nullopt;
     out.emplace_back(g.data_ptr<float>(), g.numel());
   }

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "core/torch/plain_tensor.h"
+
 namespace rlzoo {
 
 namespace {
@@ -12,9 +14,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-bool plain(const torch::Tensor& t, torch::ScalarType type) {
-  return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous() && !t.requires_grad();
-}
+// A constant input the loops read: a plain CPU array outside any graph.
+bool plain(const torch::Tensor& t, torch::ScalarType type) { return is_plain_cpu(t, type) && !t.requires_grad(); }
 
 // forward(q_all, actions, targets, huber, stats): the loss; stats = {value, mean taken Q}.
 struct TdLossFunction : public torch::autograd::Function<TdLossFunction> {
@@ -105,10 +106,11 @@ torch::Tensor dqn_targets(const torch::Tensor& next_q, const torch::Tensor& onli
   return out;
 }
 
-DqnLoss dqn_td_loss(const torch::Tensor& q_all, const torch::Tensor& actions, const torch::Tensor& targets, bool huber) {
+DqnLoss dqn_td_loss(const torch::Tensor& q_all, const torch::Tensor& actions, const torch::Tensor& targets,
+                    bool huber) {
   DqnLoss out;
-  const bool raw = q_all.dim() == 2 && q_all.device().is_cpu() && q_all.scalar_type() == torch::kFloat32 &&
-                   q_all.is_contiguous() && plain(actions, torch::kInt64) && plain(targets, torch::kFloat32);
+  const bool raw = q_all.dim() == 2 && is_plain_cpu(q_all, torch::kFloat32) && plain(actions, torch::kInt64) &&
+                   plain(targets, torch::kFloat32);
   if (raw) {
     double stats[2];
     out.loss = TdLossFunction::apply(q_all, actions, targets, huber, stats);

@@ -6,16 +6,14 @@
 #include <cmath>
 #include <vector>
 
+#include "core/torch/plain_tensor.h"
+
 namespace rlzoo {
 
 namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-bool plain_cpu(const torch::Tensor& t, torch::ScalarType type) {
-  return t.defined() && t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous();
-}
 
 // What one pass over the minibatch needs besides the differentiable inputs.
 struct LossInputs {
@@ -230,19 +228,19 @@ LossInputs inputs_of(const RolloutBuffer::Batch& mb, const torch::Tensor& mask, 
 }  // namespace
 
 bool ppo_fused_loss_applies(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb) {
-  const bool common = values.dim() == 1 && plain_cpu(values, torch::kFloat32) &&
-                      plain_cpu(mb.old_log_probs, torch::kFloat32) && plain_cpu(mb.advantages, torch::kFloat32) &&
-                      plain_cpu(mb.returns, torch::kFloat32) && plain_cpu(mb.old_values, torch::kFloat32);
+  const bool common = values.dim() == 1 && is_plain_cpu(values, torch::kFloat32) &&
+                      is_plain_cpu(mb.old_log_probs, torch::kFloat32) && is_plain_cpu(mb.advantages, torch::kFloat32) &&
+                      is_plain_cpu(mb.returns, torch::kFloat32) && is_plain_cpu(mb.old_values, torch::kFloat32);
   if (!common) return false;
   if (const Categorical* c = dist.categorical())
-    return c->logits().dim() == 2 && plain_cpu(c->logits(), torch::kFloat32) && plain_cpu(mb.actions, torch::kInt64) &&
-           (!c->mask().defined() || plain_cpu(c->mask(), torch::kBool));
+    return c->logits().dim() == 2 && is_plain_cpu(c->logits(), torch::kFloat32) && is_plain_cpu(mb.actions, torch::kInt64) &&
+           (!c->mask().defined() || is_plain_cpu(c->mask(), torch::kBool));
   const DiagGaussian* g = dist.gaussian();
   if (g == nullptr) return false;
   const auto& ls = g->log_std();
-  return g->mean().dim() == 2 && plain_cpu(g->mean(), torch::kFloat32) && ls.device().is_cpu() &&
+  return g->mean().dim() == 2 && is_plain_cpu(g->mean(), torch::kFloat32) && ls.device().is_cpu() &&
          ls.scalar_type() == torch::kFloat32 && ls.sizes() == g->mean().sizes() && ls.stride(1) == 1 &&
-         (ls.stride(0) == 0 || ls.stride(0) == ls.size(1)) && plain_cpu(mb.actions, torch::kFloat32) &&
+         (ls.stride(0) == 0 || ls.stride(0) == ls.size(1)) && is_plain_cpu(mb.actions, torch::kFloat32) &&
          mb.actions.sizes() == g->mean().sizes();
 }
 

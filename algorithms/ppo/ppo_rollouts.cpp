@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/torch/plain_tensor.h"
 #include "rl/nets/observation.h"
 #include "rl/runtime/module_evaluator.h"
 #include "rl/runtime/runtime_setup.h"
@@ -28,18 +29,14 @@ torch::Tensor state_of_rows(const torch::Tensor& rows, c10::IntArrayRef one_stat
   return rows.reshape({rows.size(0), one_state_shape[0], one_state_shape[1], one_state_shape[3]}).movedim(0, 2);
 }
 
-bool plain_float(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous();
-}
-
 // The acting evaluator's rows [action(s), log-prob, value]: the action drawn as
 // ActionDistribution::sample() draws it (the same random numbers), the rest written in one pass
 // where the tensors are plain float32 CPU ones (the same values as log_prob() and cat() give),
 // else through those operations. Acting with a small network is dominated by such operations.
 torch::Tensor sampled_rows(const ActionDistribution& dist, const torch::Tensor& values, std::int64_t d) {
   const std::int64_t rows = values.size(0);
-  const bool plain_values = values.dim() == 1 && plain_float(values);
-  if (const Categorical* c = dist.categorical(); c && plain_values && plain_float(c->log_probs())) {
+  const bool plain_values = values.dim() == 1 && is_plain_cpu(values, torch::kFloat32);
+  if (const Categorical* c = dist.categorical(); c && plain_values && is_plain_cpu(c->log_probs(), torch::kFloat32)) {
     const auto a = c->sample().contiguous();
     auto out = torch::empty({rows, 3});
     float* o = out.data_ptr<float>();
@@ -54,7 +51,8 @@ torch::Tensor sampled_rows(const ActionDistribution& dist, const torch::Tensor& 
     }
     return out;
   }
-  if (const DiagGaussian* g = dist.gaussian(); g && plain_values && plain_float(g->mean()) && g->mean().dim() == 2 &&
+  if (const DiagGaussian* g = dist.gaussian(); g && plain_values && is_plain_cpu(g->mean(), torch::kFloat32) &&
+                                                 g->mean().dim() == 2 &&
                                                  g->log_std().scalar_type() == torch::kFloat32 &&
                                                  g->log_std().stride(1) == 1 &&
                                                  (g->log_std().stride(0) == 0 || g->log_std().stride(0) == d)) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "core/torch/plain_tensor.h"
 #include "core/common/error.h"
 #include "rl/nets/fused_mlp_kernels.h"
 #include "rl/nets/gemm.h"
@@ -17,11 +18,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-bool plain_float_cpu(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.layout() == torch::kStrided &&
-         t.is_contiguous();
-}
 
 // The parameter's gradient, made (zeros) where it has none yet, to accumulate into.
 float* gradient_of(const torch::Tensor& p) {
@@ -121,10 +117,11 @@ FusedMlp::FusedMlp(std::vector<torch::nn::Linear> layers, const std::string& act
 }
 
 bool FusedMlp::applies_to(const torch::Tensor& x) const {
-  if (x.dim() != 2 || x.size(1) != in_features() || !plain_float_cpu(x)) return false;
+  if (x.dim() != 2 || x.size(1) != in_features() || !is_plain_cpu(x, torch::kFloat32)) return false;
   for (const auto& l : layers_)
     for (const auto* p : {&l->weight, &l->bias})
-      if (!plain_float_cpu(*p) || (p->grad().defined() && !plain_float_cpu(p->grad()))) return false;
+      if (!is_plain_cpu(*p, torch::kFloat32) || (p->grad().defined() && !is_plain_cpu(p->grad(), torch::kFloat32)))
+        return false;
   return true;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/torch/plain_tensor.h"
+
 namespace rlzoo {
 
 namespace {
@@ -29,10 +31,6 @@ __attribute__((target_clones("avx2", "default"))) void adam_pass(float* __restri
   }
 }
 
-bool plain_float_cpu(const torch::Tensor& t) {
-  return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.layout() == torch::kStrided &&
-         t.is_contiguous();
-}
 
 }  // namespace
 
@@ -40,7 +38,8 @@ bool FusedAdam::fusable() const {
   for (const auto& group : param_groups()) {
     if (static_cast<const torch::optim::AdamOptions&>(group.options()).amsgrad()) return false;
     for (const auto& p : group.params())
-      if (p.grad().defined() && (!plain_float_cpu(p) || !plain_float_cpu(p.grad()))) return false;
+      if (p.grad().defined() && (!is_plain_cpu(p, torch::kFloat32) || !is_plain_cpu(p.grad(), torch::kFloat32)))
+        return false;
   }
   return true;
 }

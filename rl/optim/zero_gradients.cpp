@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "core/torch/plain_tensor.h"
+
 namespace rlzoo {
 
 void zero_gradients(torch::optim::Optimizer& optimizer) {
@@ -11,8 +13,7 @@ void zero_gradients(torch::optim::Optimizer& optimizer) {
     for (auto& p : group.params()) {
       auto& grad = p.mutable_grad();
       if (!grad.defined()) continue;
-      if (!grad.requires_grad() && grad.device().is_cpu() && grad.scalar_type() == torch::kFloat32 &&
-          grad.layout() == torch::kStrided && grad.is_contiguous()) {
+      if (!grad.requires_grad() && is_plain_cpu(grad, torch::kFloat32)) {
         std::memset(grad.data_ptr<float>(), 0, static_cast<std::size_t>(grad.numel()) * sizeof(float));
       } else {
         grad.detach_();
