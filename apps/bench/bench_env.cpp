@@ -29,13 +29,13 @@ void run_env_bench(const EnvBenchOptions& o) {
   const auto actions = random_cartpole_actions(1 << 16);
   volatile float sink = 0;
 
-  // Raw inline loop (the per-thread baseline).
+  // Raw inline loop (the per-thread baseline). Every figure divided by it is timed in
+  // alternation with it (paired_median_rates): its own line is the first pair's baseline.
   RawCartPole raw;
   raw.reset();
   std::int64_t t_raw = 0;
   const std::int64_t chunk = 100000;
-  const double raw_rate = median_rate([&] { sink = sink + raw.run(actions, chunk, t_raw); }, chunk, o.seconds, o.repeats);
-  print_bench_line("env/CartPole-v1/raw_inline_loop", raw_rate, "steps/s", nullptr, {{"threads", 1}});
+  const auto raw_loop = [&] { sink = sink + raw.run(actions, chunk, t_raw); };
 
   // One env through the Env API.
   {
@@ -43,15 +43,17 @@ void run_env_bench(const EnvBenchOptions& o) {
     std::vector<std::byte> obs(env->observation_space().byte_size());
     env->reset(0, obs);
     std::int64_t t = 0;
-    const double rate = median_rate(
+    const PairedRates p = paired_median_rates(
         [&] {
           for (std::int64_t i = 0; i < chunk; ++i) {
             if (env->step(actions[static_cast<std::size_t>(t++) & 0xFFFF], obs).done()) env->reset(std::nullopt, obs);
           }
         },
-        chunk, o.seconds, o.repeats);
-    print_bench_line("env/CartPole-v1/single_env", rate, "steps/s", raw_rate,
-                     {{"ratio_to_baseline", rate / raw_rate}, {"baseline_name", "raw_inline_loop"}});
+        chunk, raw_loop, chunk, o.seconds, o.repeats);
+    print_bench_line("env/CartPole-v1/raw_inline_loop", p.baseline_rate, "steps/s", nullptr, {{"threads", 1}});
+    print_bench_line("env/CartPole-v1/single_env", p.rate, "steps/s", p.baseline_rate,
+                     {{"ratio_to_baseline", p.ratio}, {"baseline_name", "raw_inline_loop"}});
+    const double rate = p.rate;
 
     // What Env::step's NaN/Inf check of the observation and reward costs on its own (the same
     // all_finite call on a live observation), as a share of a whole single-env step.
@@ -73,39 +75,46 @@ void run_env_bench(const EnvBenchOptions& o) {
   }
 
   // Vector envs: one batch of actions per step, taken from the random table.
-  auto bench_vector = [&](VectorEnv& venv, const std::string& name, double baseline, const std::string& baseline_name,
-                          nlohmann::json extra) {
+  // Vector envs: one batch of actions per step, taken from the random table; each timed in
+  // alternation with a baseline (the raw loop, or the one-thread vector env for two threads).
+  const auto vector_steps = [&](VectorEnv& venv, std::size_t& offset) {
     const auto n = static_cast<std::size_t>(venv.num_envs());
-    venv.reset(0);
-    std::size_t offset = 0;
     const std::int64_t steps_per_call = std::max<std::int64_t>(1, 100000 / static_cast<std::int64_t>(n));
-    const double rate = median_rate(
-        [&] {
-          for (std::int64_t s = 0; s < steps_per_call; ++s) {
-            offset = (offset + 977) & 0x7FFF;
-            if (offset + n > actions.size()) offset = 0;
-            venv.step(std::span<const std::int64_t>(actions.data() + offset, n));
-          }
-        },
-        static_cast<double>(steps_per_call * static_cast<std::int64_t>(n)), o.seconds, o.repeats);
-    extra["ratio_to_baseline"] = rate / baseline;
-    extra["baseline_name"] = baseline_name;
-    extra["num_envs"] = n;
-    print_bench_line(name, rate, "env-steps/s", baseline, extra);
-    return rate;
+    for (std::int64_t s = 0; s < steps_per_call; ++s) {
+      offset = (offset + 977) & 0x7FFF;
+      if (offset + n > actions.size()) offset = 0;
+      venv.step(std::span<const std::int64_t>(actions.data() + offset, n));
+    }
+    return static_cast<double>(steps_per_call * static_cast<std::int64_t>(n));
+  };
+  const auto print_vector = [&](const std::string& name, const PairedRates& p, const std::string& baseline_name,
+                                std::int64_t n, int threads) {
+    print_bench_line(name, p.rate, "env-steps/s", p.baseline_rate,
+                     {{"ratio_to_baseline", p.ratio}, {"baseline_name", baseline_name}, {"num_envs", n},
+                      {"threads", threads}});
   };
   for (int n : {1, 64, 1024}) {
     SyncVectorEnv venv(make_envs(id, n));
-    bench_vector(venv, fmt::format("env/CartPole-v1/sync_vector_{}", n), raw_rate, "raw_inline_loop",
-                 {{"threads", 1}});
+    venv.reset(0);
+    std::size_t offset = 0;
+    const double units = static_cast<double>(std::max(1, 100000 / n) * n);
+    const PairedRates p = paired_median_rates([&] { vector_steps(venv, offset); }, units, raw_loop, chunk, o.seconds,
+                                              o.repeats);
+    print_vector(fmt::format("env/CartPole-v1/sync_vector_{}", n), p, "raw_inline_loop", n, 1);
   }
-  double one_thread = 0;
-  for (int threads : {1, 2}) {
-    ThreadedVectorEnv venv(make_envs(id, 4096), threads);
-    const double baseline = threads == 1 ? raw_rate : one_thread;
-    const double rate = bench_vector(venv, fmt::format("env/CartPole-v1/threaded_vector_4096_t{}", threads), baseline,
-                                     threads == 1 ? "raw_inline_loop" : "threaded_vector_4096_t1", {{"threads", threads}});
-    if (threads == 1) one_thread = rate;
+  {
+    constexpr int kEnvs = 4096;
+    ThreadedVectorEnv one(make_envs(id, kEnvs), 1), two(make_envs(id, kEnvs), 2);
+    one.reset(0);
+    two.reset(0);
+    std::size_t offset_one = 0, offset_two = 0;
+    const double units = static_cast<double>(std::max(1, 100000 / kEnvs) * kEnvs);
+    const auto step_one = [&] { vector_steps(one, offset_one); };
+    const PairedRates p1 = paired_median_rates(step_one, units, raw_loop, chunk, o.seconds, o.repeats);
+    print_vector("env/CartPole-v1/threaded_vector_4096_t1", p1, "raw_inline_loop", kEnvs, 1);
+    const PairedRates p2 =
+        paired_median_rates([&] { vector_steps(two, offset_two); }, units, step_one, units, o.seconds, o.repeats);
+    print_vector("env/CartPole-v1/threaded_vector_4096_t2", p2, "threaded_vector_4096_t1", kEnvs, 2);
   }
 
   // Figures the issue gives for other systems on this kind of machine (not measured here).

@@ -1,6 +1,7 @@
 #include "core/env/env.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -48,7 +49,12 @@ Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
                                   spec_.action_space.describe()));
     mask_.assign(static_cast<std::size_t>(spec_.action_space.n()), 1);
   }
-  agent_rewards_.assign(static_cast<std::size_t>(spec_.num_agents), 0.0);
+  if (spec_.num_agents == 1) {
+    agent_rewards_ = std::span<double>(&single_agent_reward_, 1);
+  } else {
+    agent_reward_storage_.assign(static_cast<std::size_t>(spec_.num_agents), 0.0);
+    agent_rewards_ = agent_reward_storage_;
+  }
   agent_rewards_view_ = agent_rewards_;
   mask_view_ = mask_;
 }
@@ -73,38 +79,33 @@ void Env::derive_step_plan() {
   discrete_action_ = as.kind() == SpaceKind::Discrete && as.byte_size() == sizeof(std::int64_t);
   action_start_ = discrete_action_ ? as.start() : 0;
   action_n_ = discrete_action_ ? as.n() : 0;
+  time_limit_ = spec_.max_episode_steps;
   step_plan_stale_ = false;
 }
 
 namespace {
-// x - x is 0 for a finite x and NaN for NaN or Inf, and a NaN stays in the sum: a scalar
-// loop of three instructions per element (observations are a handful of floats; a vectorised
-// loop costs more in its prologue than it saves).
-template <class T>
-[[gnu::always_inline]] inline bool floats_are_finite(const std::byte* data, std::size_t n) {
-  const auto* v = reinterpret_cast<const T*>(data);
-  T acc = 0;
-  for (std::size_t i = 0; i < n; ++i) acc += v[i] - v[i];
-  return acc == 0;
-}
-
 // Dict observations, leaf by leaf: out of line, so that the common case stays a leaf function.
 [[gnu::noinline]] bool leaves_are_finite(const Space& space, ConstBytes obs) { return all_finite(space, obs); }
 }  // namespace
 
-bool Env::observation_is_finite(ConstBytes obs) const {
+bool Env::observation_is_finite_slow(ConstBytes obs) const {
   switch (finite_check_) {
     case FiniteCheck::None: return true;
-    case FiniteCheck::Float32: return floats_are_finite<float>(obs.data(), finite_count_);
-    case FiniteCheck::Float64: return floats_are_finite<double>(obs.data(), finite_count_);
+    case FiniteCheck::Float32: return float32s_are_finite(reinterpret_cast<const float*>(obs.data()), finite_count_);
+    case FiniteCheck::Float64: return float64s_are_finite(reinterpret_cast<const double*>(obs.data()), finite_count_);
     case FiniteCheck::Leaves: return leaves_are_finite(spec_.observation_space, obs);
   }
   return true;
 }
 
+void Env::check_observation(ConstBytes obs) const {
+  if (!observation_is_finite(obs)) check_finite_observation(obs, elapsed_);
+}
+
 void Env::set_max_episode_steps(std::int64_t steps) {
   if (steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0, got {}", spec_.id, steps));
   spec_.max_episode_steps = steps;
+  time_limit_ = steps;
 }
 
 void Env::forward_views_to(const Env& inner) {
@@ -138,52 +139,30 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   return info_;
 }
 
-StepResult Env::step(ConstBytes action, Bytes obs) {
-  if (needs_reset_) [[unlikely]]
-    throw EnvError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
-                                elapsed_ == 0 ? "before reset()" : "after the episode ended"));
-  RLZOO_CHECK(obs.size() == obs_bytes_);
-  // Fast path for the most common case, the rest in validate_action.
-  if (discrete_action_ && action.size() == sizeof(std::int64_t)) {
-    std::int64_t a;
-    std::memcpy(&a, action.data(), sizeof a);
-    const auto i = a - action_start_;
-    if (i < 0 || i >= action_n_ || (!mask_view_.empty() && !mask_view_[static_cast<std::size_t>(i)])) [[unlikely]]
-      validate_action(action);
-  } else {
-    validate_action(action);
-  }
-  info_.episode_done = false;
-  info_.num_scalars = 0;
-  StepResult r;
-  try {
-    r = do_step(action, obs);
-  } catch (...) {
-    rethrow_naming_env(fmt::format("episode step {}", elapsed_ + 1));
-  }
-  ++elapsed_;
-  if (!is_wrapper_) {
-    // What an env returns is checked where it is made (wrappers only pass it on): a NaN or Inf
-    // would otherwise reach a learner's loss and surface far from its cause.
-    if (!std::isfinite(r.reward)) [[unlikely]]
-      throw EnvError(fmt::format("env {}, episode step {}: reward {} is not finite", spec_.id, elapsed_, r.reward));
-    if (!observation_is_finite(obs)) [[unlikely]]
-      check_finite_observation(obs, elapsed_);
-  }
-  if (spec_.max_episode_steps > 0 && elapsed_ >= spec_.max_episode_steps) r.truncated = true;
-  if (!is_wrapper_) {
-    if (spec_.num_agents == 1) agent_rewards_[0] = r.reward;
-    episode_return_ += r.reward;
-  }
-  if (r.terminated || r.truncated) {
-    needs_reset_ = true;
-    // A wrapper may end the episode (its own time limit) while the inner env goes on, so
-    // the statistics are read from the innermost env's running sums, not from its Info.
-    info_.episode_done = true;
-    info_.episode_return = stats_source_->episode_return_;
-    info_.episode_length = stats_source_->elapsed_;
-  }
-  return r;
+void Env::end_episode() {
+  needs_reset_ = true;
+  // A wrapper may end the episode (its own time limit) while the inner env goes on, so the
+  // statistics are read from the innermost env's running sums, not from its Info.
+  info_.episode_done = true;
+  info_.episode_return = stats_source_->episode_return_;
+  info_.episode_length = stats_source_->elapsed_;
+}
+
+void Env::throw_step_without_reset() const {
+  throw EnvError(fmt::format("env {}: step() called {}; call reset() first", spec_.id,
+                              elapsed_ == 0 ? "before reset()" : "after the episode ended"));
+}
+
+void Env::throw_non_finite(double reward, ConstBytes obs, std::int64_t step) const {
+  if (!std::isfinite(reward))
+    throw EnvError(fmt::format("env {}, episode step {}: reward {} is not finite", spec_.id, step, reward));
+  check_finite_observation(obs, step);
+  RLZOO_CHECK(false, "throw_non_finite called for a finite reward and observation");
+  std::abort();
+}
+
+void Env::rethrow_naming_env_at_step(std::int64_t step) const {
+  rethrow_naming_env(fmt::format("episode step {}", step));
 }
 
 void Env::validate_action(ConstBytes action) const {

@@ -26,7 +26,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -37,6 +39,7 @@
 
 #include "core/common/bytes.h"
 #include "core/common/error.h"
+#include "core/common/finite_floats.h"
 #include "core/common/rng.h"
 #include "core/spaces/space.h"
 
@@ -75,12 +78,12 @@ struct Info {
   // Set on the step that ends an episode: statistics of the innermost env's rewards
   // (what a Monitor/RecordEpisodeStatistics reports in Gymnasium and SB3).
   bool episode_done = false;
+  int num_scalars = 0;  // of `scalars` below (here, in episode_done's padding: every step sets both)
   double episode_return = 0.0;
   std::int64_t episode_length = 0;
 
   int acting_agent = 0;
   std::array<InfoScalar, kMaxScalars> scalars{};
-  int num_scalars = 0;
 
   void set_scalar(const char* name, double value);   // overwrites a scalar of the same name
   std::optional<double> scalar(std::string_view name) const;
@@ -127,10 +130,22 @@ class Env {
   // Throws EnvError (a UserError) for a malformed or illegal action, or when the episode has
   // ended and reset() was not called; what the env itself throws arrives as EnvError or
   // EnvFailure naming the env and the episode step (see EnvError).
-  StepResult step(ConstBytes action, Bytes obs);
+  StepResult step(ConstBytes action, Bytes obs) { return step_impl<true>(action, obs); }
   // Conveniences for the common cases.
   StepResult step(std::int64_t discrete_action, Bytes obs) { return step(bytes_of(discrete_action), obs); }
   StepResult step(std::span<const float> box_action, Bytes obs) { return step(std::as_bytes(box_action), obs); }
+
+  // For owners of a batch of observations (vector envs): step() without the NaN/Inf check of
+  // the observation, which the caller makes over its whole batch at once, calling
+  // check_observation() for a row that fails it (and for a final observation before the reset
+  // overwrites it). The rest, the reward's check included, as step().
+  StepResult step_leaving_observation_check(ConstBytes action, Bytes obs) { return step_impl<false>(action, obs); }
+  // Returns when `obs` (what this env just wrote) is finite; otherwise throws EnvError naming
+  // this env, its episode step and the element.
+  void check_observation(ConstBytes obs) const;
+  // Whether this env's observation is one float32 Box and the env itself checks it (not a
+  // wrapper): then a batch of its observations can be checked as one float array.
+  bool checks_float32_observations() const { return finite_check_ == FiniteCheck::Float32 && !is_wrapper_; }
 
   const Info& info() const { return info_; }
   // Reward of each agent on the last step (num_agents entries).
@@ -174,8 +189,8 @@ class Env {
   std::span<double> mutable_agent_rewards() { return agent_rewards_; }
   std::span<std::uint8_t> mutable_action_mask() { return mask_; }
   void set_candidates(CandidateView c) { candidates_ = c; }
-  // Changes to the spaces take effect at the next reset() (step() works from what the
-  // constructor and reset() derive from them, see derive_step_plan()).
+  // Changes to the spaces and the time limit take effect at the next reset() (step() works
+  // from what the constructor and reset() derive from them, see derive_step_plan()).
   EnvSpec& mutable_spec() {
     step_plan_stale_ = true;
     return spec_;
@@ -187,44 +202,105 @@ class Env {
 
  private:
   [[noreturn]] void throw_bad_action(ConstBytes action, const std::string& why) const;
+  [[noreturn, gnu::cold]] void throw_step_without_reset() const;
+  void end_episode();
   // Inside a catch block: rethrows the current exception as EnvError/EnvFailure prefixed with
   // this env's id and `when` (see EnvError).
   [[noreturn]] void rethrow_naming_env(const std::string& when) const;
+  [[noreturn, gnu::cold]] void rethrow_naming_env_at_step(std::int64_t step) const;
   // Throws EnvError naming the element when a float of `obs` is NaN or Inf after reset (step 0)
   // or episode step `step`.
   void check_finite_observation(ConstBytes obs, std::int64_t step) const;
+  // Throws EnvError for step `step`'s non-finite reward or observation.
+  [[noreturn, gnu::cold]] void throw_non_finite(double reward, ConstBytes obs, std::int64_t step) const;
   // What step() needs from the spaces, read once (a step then reads a few members of this
   // object instead of walking Space objects): the Discrete action's range, and how the
   // observation is checked for NaN/Inf.
   void derive_step_plan();
-  [[gnu::always_inline]] inline bool observation_is_finite(ConstBytes obs) const;
+  template <bool kCheckObservation>
+  StepResult step_impl(ConstBytes action, Bytes obs);
+  bool observation_is_finite(ConstBytes obs) const {
+    if (finite_check_ == FiniteCheck::Float32) [[likely]]
+      return float32s_are_finite(reinterpret_cast<const float*>(obs.data()), finite_count_);
+    return observation_is_finite_slow(obs);
+  }
+  bool observation_is_finite_slow(ConstBytes obs) const;
+  // A Discrete action in range and legal: the common case, checked inline by step().
+  bool discrete_action_is_legal(ConstBytes action) const {
+    if (!discrete_action_ || action.size() != sizeof(std::int64_t)) return false;
+    std::int64_t a;
+    std::memcpy(&a, action.data(), sizeof a);
+    const auto i = static_cast<std::uint64_t>(a - action_start_);  // below 0 wraps to a huge value
+    return i < static_cast<std::uint64_t>(action_n_) && (mask_view_.empty() || mask_view_[i]);
+  }
 
+  // Layout: step() touches the head of info_ (next to the vtable pointer) and the step block at
+  // the end of this object (next to the derived env's own state), three cache lines of an env
+  // where it once touched nine: a 1024-env vector env steps 3.4 MB of env objects, mostly the
+  // Rng's state, so each line is a likely cache miss there.
+  Info info_;
   EnvSpec spec_;
   Rng rng_;
-  Info info_;
-  std::vector<double> agent_rewards_;
+  std::vector<double> agent_reward_storage_;  // num_agents > 1
+  std::span<double> agent_rewards_;          // single_agent_reward_ or agent_reward_storage_
   std::vector<std::uint8_t> mask_;
   CandidateView candidates_;
   // What the accessors show: this env's own storage, or the wrapped env's.
   std::span<const double> agent_rewards_view_;
-  std::span<const std::uint8_t> mask_view_;
   const CandidateView* candidates_view_ = &candidates_;
   const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
-  bool is_wrapper_ = false;
   bool strict_actions_ = false;
-  // The step plan (derive_step_plan()). Observations of one float Box are checked in place;
-  // other spaces with a float leaf (Dict) leaf by leaf.
-  enum class FiniteCheck : std::uint8_t { None, Float32, Float64, Leaves };
-  FiniteCheck finite_check_ = FiniteCheck::None;
-  bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
   bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
+  // The step block: the step plan (derive_step_plan()) and the episode counters. Observations
+  // of one float Box are checked in place; other spaces with a float leaf (Dict) leaf by leaf.
+  enum class FiniteCheck : std::uint8_t { None, Float32, Float64, Leaves };
+  bool needs_reset_ = true;
+  bool is_wrapper_ = false;
+  bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
+  FiniteCheck finite_check_ = FiniteCheck::None;
   std::size_t obs_bytes_ = 0;
   std::size_t finite_count_ = 0;  // Float32/Float64: the Box's elements
   std::int64_t action_start_ = 0, action_n_ = 0;
-  bool needs_reset_ = true;
+  std::int64_t time_limit_ = 0;  // spec_.max_episode_steps (0: none), kept here for step()
   std::int64_t elapsed_ = 0;
   double episode_return_ = 0.0;
+  double single_agent_reward_ = 0.0;
+  std::span<const std::uint8_t> mask_view_;
 };
+
+// step() is defined here, in the header, so that a vector env's loop or a caller's own loop
+// inlines its bookkeeping around the one virtual call to do_step() (the call's own prologue
+// and epilogue were a tenth of a CartPole step); the error paths are out of line.
+template <bool kCheckObservation>
+inline StepResult Env::step_impl(ConstBytes action, Bytes obs) {
+  if (needs_reset_) [[unlikely]]
+    throw_step_without_reset();
+  RLZOO_CHECK(obs.size() == obs_bytes_);
+  // The common case inline, everything else (and every error message) in validate_action.
+  if (!discrete_action_is_legal(action)) validate_action(action);
+  info_.episode_done = false;
+  info_.num_scalars = 0;
+  StepResult r;
+  try {
+    r = do_step(action, obs);
+  } catch (...) {
+    rethrow_naming_env_at_step(elapsed_ + 1);
+  }
+  const std::int64_t elapsed = ++elapsed_;
+  if (!is_wrapper_) [[likely]] {
+    // What an env returns is checked where it is made (wrappers only pass it on): a NaN or Inf
+    // would otherwise reach a learner's loss and surface far from its cause.
+    if (!std::isfinite(r.reward) || (kCheckObservation && !observation_is_finite(obs))) [[unlikely]]
+      throw_non_finite(r.reward, obs, elapsed);
+    single_agent_reward_ = r.reward;  // agent_rewards() of a single-agent env; unused otherwise
+    episode_return_ += r.reward;
+  }
+  // Truncated when a limit is set and reached: without one, 0 - 1 wraps to the largest value.
+  if (static_cast<std::uint64_t>(time_limit_ - 1) < static_cast<std::uint64_t>(elapsed)) r.truncated = true;
+  if (r.terminated || r.truncated) [[unlikely]]
+    end_episode();
+  return r;
+}
 
 // An env whose internal state is a vector of doubles that can be read and set (the state
 // Gymnasium keeps in env.unwrapped.state for classic control). Used by `rlzoo env replay`.

@@ -31,6 +31,7 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(e
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
   masks_.assign(n * mask_size_, 0);
+  batch_finite_check_ = std::all_of(envs_.begin(), envs_.end(), [](const auto& e) { return e->checks_float32_observations(); });
 }
 
 VectorEnv::~VectorEnv() = default;
@@ -58,6 +59,20 @@ void VectorEnv::step(ConstBytes actions) {
 }
 
 void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  if (!batch_finite_check_) {
+    step_envs<true>(begin, end, actions);
+    return;
+  }
+  step_envs<false>(begin, end, actions);
+  // The observations these envs wrote, checked for NaN/Inf in one pass over the rows.
+  const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
+  if (!float32s_are_finite(reinterpret_cast<const float*>(obs_.data() + b * obs_bytes_), (e - b) * obs_bytes_ / 4))
+    [[unlikely]]
+    report_non_finite_row(begin, end);
+}
+
+template <bool kEnvChecksObservation>
+void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions) {
   std::byte* const obs = obs_.data();
   const std::byte* const act = actions.data();
   const std::size_t ob = obs_bytes_, ab = act_bytes_;
@@ -66,23 +81,45 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
     Env& env = *envs_[k];
     const Bytes row(obs + k * ob, ob);
     try {
-      const StepResult r = env.step(ConstBytes(act + k * ab, ab), row);
+      const ConstBytes a(act + k * ab, ab);
+      const StepResult r = kEnvChecksObservation ? env.step(a, row) : env.step_leaving_observation_check(a, row);
       rewards_[k] = r.reward;
       terminated_[k] = r.terminated;
       truncated_[k] = r.truncated;
       if (r.terminated || r.truncated) [[unlikely]] {
+        if constexpr (!kEnvChecksObservation) env.check_observation(row);  // before the reset overwrites it
         std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
         const Info& info = env.info();
         episode_returns_[k] = info.episode_return;
         episode_lengths_[k] = info.episode_length;
         env.reset(std::nullopt, row);
       }
-    } catch (const EnvError& e) {
-      throw EnvError(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
-    } catch (const EnvFailure& e) {
-      throw EnvFailure(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
+    } catch (...) {
+      rethrow_naming_index(k);
     }
     if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+  }
+}
+
+void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
+  for (auto k = static_cast<std::size_t>(begin); k < static_cast<std::size_t>(end); ++k) {
+    const ConstBytes row(obs_.data() + k * obs_bytes_, obs_bytes_);
+    try {
+      envs_[k]->check_observation(row);  // throws for the first row that holds a NaN or Inf
+    } catch (...) {
+      rethrow_naming_index(k);
+    }
+  }
+  RLZOO_CHECK(false, "the batch's NaN/Inf check failed, but no row holds a NaN or Inf");
+}
+
+void VectorEnv::rethrow_naming_index(std::size_t k) const {
+  try {
+    throw;
+  } catch (const EnvError& e) {
+    throw EnvError(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
+  } catch (const EnvFailure& e) {
+    throw EnvFailure(fmt::format("{} (vector env index {} of {})", e.what(), k, envs_.size()));
   }
 }
 

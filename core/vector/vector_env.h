@@ -77,10 +77,19 @@ class VectorEnv {
 
  private:
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  template <bool kEnvChecksObservation>
+  void step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  // Throws the EnvError of the first row in [begin, end) whose observation is not finite.
+  [[noreturn, gnu::cold]] void report_non_finite_row(std::int64_t begin, std::int64_t end) const;
+  // Inside a catch block: rethrows an EnvError/EnvFailure with the vector index k appended.
+  [[noreturn]] void rethrow_naming_index(std::size_t k) const;
   void reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed);
 
   std::vector<std::unique_ptr<Env>> envs_;
   std::size_t obs_bytes_, act_bytes_, mask_size_;
+  // Every env's observation is a float32 Box it checks itself: the vector env checks the
+  // rows it stepped in one pass instead (step_leaving_observation_check).
+  bool batch_finite_check_ = false;
   std::vector<std::byte> obs_, final_obs_;
   std::vector<double> rewards_, episode_returns_;
   std::vector<std::uint8_t> terminated_, truncated_, masks_;

@@ -40,17 +40,18 @@ EnvSpec make_spec() {
 
 CartPoleEnv::CartPoleEnv(CartPoleConfig config) : Env(make_spec()), config_(config) {}
 
+// Inlined into do_step: the call and its span check were a tenth of a step's instructions.
+[[gnu::always_inline]] inline void CartPoleEnv::write_obs(Bytes obs) const {
+  auto o = as_span<float>(obs);
+  for (std::size_t i = 0; i < 4; ++i) o[i] = static_cast<float>(state_[i]);
+}
+
 std::vector<double> CartPoleEnv::get_state() const { return {state_.begin(), state_.end()}; }
 
 void CartPoleEnv::set_state(std::span<const double> state, Bytes obs) {
   classic_control::check_state_size(id(), state, 4, "[x, x_dot, theta, theta_dot]");
   std::copy(state.begin(), state.end(), state_.begin());
   write_obs(obs);
-}
-
-void CartPoleEnv::write_obs(Bytes obs) const {
-  auto o = as_span<float>(obs);
-  for (std::size_t i = 0; i < 4; ++i) o[i] = static_cast<float>(state_[i]);
 }
 
 void CartPoleEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {

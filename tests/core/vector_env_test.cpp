@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <limits>
 #include <stdexcept>
 
 #include "core/vector/vector_env.h"
@@ -137,6 +138,60 @@ TEST(VectorEnv, AnEnvThatThrowsIsNamedWithItsStepAndIndex) {
     EXPECT_THAT(message, ::testing::AllOf(::testing::HasSubstr("env Walk-v0, episode step 5: boom"),
                                           ::testing::HasSubstr("vector env index 3 of 4")))
         << message;
+  }
+}
+
+// A walk that writes Inf into its observation at episode step `at` (and ends there when `ends`).
+class NonFiniteWalkEnv : public test::WalkEnv {
+ public:
+  NonFiniteWalkEnv(std::int64_t at, bool ends) : WalkEnv(100), at_(at), ends_(ends) {}
+
+ protected:
+  void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override {
+    steps_ = 0;
+    WalkEnv::do_reset(seed, obs);
+  }
+  StepResult do_step(ConstBytes action, Bytes obs) override {
+    StepResult r = WalkEnv::do_step(action, obs);
+    if (++steps_ == at_) {
+      as_span<float>(obs)[0] = std::numeric_limits<float>::infinity();
+      r.terminated = ends_;
+    }
+    return r;
+  }
+
+ private:
+  std::int64_t at_;
+  bool ends_;
+  std::int64_t steps_ = 0;
+};
+
+// The vector env checks its batch of observations in one pass after stepping (and a final
+// observation before the reset overwrites it): a NaN or Inf is still named with the env, its
+// episode step, the element and the vector index, whichever thread stepped it.
+TEST(VectorEnv, ANonFiniteObservationIsNamedWithItsStepAndIndex) {
+  for (int threads : {0, 2}) {
+    for (bool ends : {false, true}) {
+      std::vector<std::unique_ptr<Env>> envs = walk_envs(4, 100);
+      envs[2] = std::make_unique<NonFiniteWalkEnv>(3, ends);
+      std::unique_ptr<VectorEnv> venv;
+      if (threads == 0) venv = std::make_unique<SyncVectorEnv>(std::move(envs));
+      else venv = std::make_unique<ThreadedVectorEnv>(std::move(envs), threads);
+      venv->reset(0);
+      std::vector<std::int64_t> actions(4, 1);
+      venv->step(std::span<const std::int64_t>(actions));
+      venv->step(std::span<const std::int64_t>(actions));
+      std::string message;
+      try {
+        venv->step(std::span<const std::int64_t>(actions));
+      } catch (const EnvError& e) {
+        message = e.what();
+      }
+      EXPECT_THAT(message, ::testing::AllOf(
+                               ::testing::HasSubstr("env Walk-v0, episode step 3: observation element 0 is not finite"),
+                               ::testing::HasSubstr("vector env index 2 of 4")))
+          << "threads " << threads << ", ends " << ends << ": " << message;
+    }
   }
 }
 
