@@ -22,13 +22,14 @@ void Rng::seed_with(std::uint64_t seed) {
   std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(splitmix64(seed))};
   engine_.seed(seq);
+  position_ = kStateWords;
 }
 
 std::uint64_t Rng::below(std::uint64_t n) {
   RLZOO_CHECK(n > 0);
   const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
   std::uint64_t x;
-  do { x = engine_(); } while (x >= limit);
+  do { x = draw(); } while (x >= limit);
   return x % n;
 }
 
@@ -51,6 +52,15 @@ void Rng::set_state(const std::string& s) {
   is >> e;
   if (is.fail()) throw UserError("invalid RNG state text (" + std::to_string(s.size()) + " bytes)");
   engine_ = e;
+  // libstdc++ writes its index last; for prefetch_next_draws only, so any other text gives 0.
+  const auto last = s.find_last_of(' ');
+  std::size_t at = 0;
+  try {
+    at = last == std::string::npos ? 0 : std::stoul(s.substr(last + 1));
+  } catch (const std::exception&) {
+    at = 0;
+  }
+  position_ = at <= kStateWords ? at : 0;
 }
 
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {

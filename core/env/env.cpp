@@ -117,11 +117,10 @@ void Env::forward_views_to(const Env& inner) {
 }
 
 const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
-  RLZOO_CHECK(obs.size() == spec_.observation_space.byte_size(),
-              fmt::format("env {}: observation buffer has {} bytes, the space needs {}", spec_.id, obs.size(),
-                          spec_.observation_space.byte_size()));
   if (step_plan_stale_) [[unlikely]]
     derive_step_plan();
+  RLZOO_CHECK(obs.size() == obs_bytes_, fmt::format("env {}: observation buffer has {} bytes, the space needs {}",
+                                                    spec_.id, obs.size(), obs_bytes_));
   if (seed) rng_.seed_with(*seed);
   info_.episode_done = false;
   info_.num_scalars = 0;
@@ -146,6 +145,7 @@ void Env::end_episode() {
   info_.episode_done = true;
   info_.episode_return = stats_source_->episode_return_;
   info_.episode_length = stats_source_->elapsed_;
+  rng_.prefetch_next_draws();  // the reset that follows draws from it
 }
 
 void Env::throw_step_without_reset() const {

@@ -240,7 +240,6 @@ class Env {
   // Rng's state, so each line is a likely cache miss there.
   Info info_;
   EnvSpec spec_;
-  Rng rng_;
   std::vector<double> agent_reward_storage_;  // num_agents > 1
   std::span<double> agent_rewards_;          // single_agent_reward_ or agent_reward_storage_
   std::vector<std::uint8_t> mask_;
@@ -250,11 +249,15 @@ class Env {
   const CandidateView* candidates_view_ = &candidates_;
   const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
   bool strict_actions_ = false;
-  bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
+  // Just before the step block, so that the engine's index (its last word) shares a cache line
+  // with it: a reset then touches the one state line the draws read (prefetched when the
+  // episode ends, see end_episode()).
+  Rng rng_;
   // The step block: the step plan (derive_step_plan()) and the episode counters. Observations
   // of one float Box are checked in place; other spaces with a float leaf (Dict) leaf by leaf.
   enum class FiniteCheck : std::uint8_t { None, Float32, Float64, Leaves };
   bool needs_reset_ = true;
+  bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
   bool is_wrapper_ = false;
   bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
   FiniteCheck finite_check_ = FiniteCheck::None;

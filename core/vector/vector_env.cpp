@@ -1,6 +1,7 @@
 #include "core/vector/vector_env.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <fmt/format.h>
@@ -76,10 +77,29 @@ void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actio
   std::byte* const obs = obs_.data();
   const std::byte* const act = actions.data();
   const std::size_t ob = obs_bytes_, ab = act_bytes_;
+  // Envs whose episode ended are reset after the others have stepped, a few at a time: the
+  // memory a reset reads (the env's Rng, prefetched when its episode ended) then has time to
+  // arrive, where a reset at once waited for it (a 1024-env batch does not fit in L2).
+  constexpr std::size_t kMaxPending = 32;
+  std::array<std::size_t, kMaxPending> pending;
+  std::size_t num_pending = 0;
+  const auto reset_pending = [&] {
+    for (std::size_t j = 0; j < num_pending; ++j) {
+      const std::size_t k = pending[j];
+      try {
+        envs_[k]->reset(std::nullopt, Bytes(obs + k * ob, ob));
+      } catch (...) {
+        rethrow_naming_index(k);
+      }
+      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
+    }
+    num_pending = 0;
+  };
   for (std::int64_t i = begin; i < end; ++i) {
     const auto k = static_cast<std::size_t>(i);
     Env& env = *envs_[k];
     const Bytes row(obs + k * ob, ob);
+    bool ended = false;
     try {
       const ConstBytes a(act + k * ab, ab);
       const StepResult r = kEnvChecksObservation ? env.step(a, row) : env.step_leaving_observation_check(a, row);
@@ -92,13 +112,19 @@ void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actio
         const Info& info = env.info();
         episode_returns_[k] = info.episode_return;
         episode_lengths_[k] = info.episode_length;
-        env.reset(std::nullopt, row);
+        pending[num_pending++] = k;
+        ended = true;
       }
     } catch (...) {
       rethrow_naming_index(k);
     }
-    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+    if (!ended) {
+      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+    } else if (num_pending == kMaxPending) [[unlikely]] {
+      reset_pending();
+    }
   }
+  reset_pending();
 }
 
 void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
