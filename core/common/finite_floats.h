@@ -17,13 +17,14 @@ namespace rlzoo {
 
 [[gnu::always_inline]] inline bool float32s_are_finite(const float* v, std::size_t n) {
 #if defined(__SSE2__)
+  // Pointer loops: a trip count computed up front cost a third of the instructions for n = 4.
   __m128 acc = _mm_setzero_ps();
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const __m128 x = _mm_loadu_ps(v + i);
+  const float* p = v;
+  for (const float* const groups_end = v + (n & ~std::size_t{3}); p != groups_end; p += 4) {
+    const __m128 x = _mm_loadu_ps(p);
     acc = _mm_add_ps(acc, _mm_sub_ps(x, x));
   }
-  for (; i < n; ++i) acc = _mm_add_ss(acc, _mm_set_ss(v[i] - v[i]));
+  for (const float* const end = v + n; p != end; ++p) acc = _mm_add_ss(acc, _mm_set_ss(*p - *p));
   return _mm_movemask_ps(_mm_cmpunord_ps(acc, acc)) == 0;
 #else
   float acc = 0;
