@@ -5,7 +5,8 @@
 //
 // The env runs first with seeded random actions while the actions and the reset states are
 // recorded; timed repeats then replay that trajectory through a fresh env and through the raw
-// loop, alternating, and the medians are printed.
+// loop, alternating; the medians are printed, and the overhead is one minus the median of the
+// per-repeat ratios.
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -106,19 +107,23 @@ void run_mujoco_bench(const MujocoBenchOptions& o) {
     const Recording r = record(id, o.steps);
     auto probe = make_env(id);
     auto& mj = dynamic_cast<MujocoEnv&>(*probe);
-    std::vector<double> env_rates, raw_rates;
+    std::vector<double> env_rates, raw_rates, ratios;
     for (int k = 0; k < o.repeats; ++k) {
       raw_rates.push_back(time_raw(mj.model(), mj.frame_skip(), r, o.steps));
       env_rates.push_back(time_env(id, r, o.steps));
+      ratios.push_back(env_rates.back() / raw_rates.back());
     }
-    const double raw = median(raw_rates), env = median(env_rates);
+    // The overhead from the median of the per-repeat ratios (each env timing beside the raw one
+    // just before it): a ratio of medians mixed timings from different moments of a machine
+    // whose speed drifts, and swung by +-5% between runs.
+    const double raw = median(raw_rates), env = median(env_rates), ratio = median(ratios);
     const nlohmann::json common{{"frame_skip", mj.frame_skip()}, {"steps", o.steps}, {"repeats", o.repeats},
                                 {"resets", r.resets.size() - 1}};
     print_bench_line(fmt::format("mujoco/{}/raw_mj_step_loop", id), raw, "env-steps/s", nullptr, common);
     nlohmann::json e = common;
     e["baseline_name"] = "raw_mj_step_loop";
-    e["overhead"] = 1.0 - env / raw;
-    e["goal_overhead_at_most"] = 0.05;
+    e["overhead"] = 1.0 - ratio;
+    e["goal_overhead_at_most"] = 0.02;
     print_bench_line(fmt::format("mujoco/{}/rlzoo_env", id), env, "env-steps/s", raw, e);
 
     // Threaded vector env, 1 vs 2 threads, on identical work: from reset(0), the same

@@ -79,6 +79,7 @@ void Env::derive_step_plan() {
   discrete_action_ = as.kind() == SpaceKind::Discrete && as.byte_size() == sizeof(std::int64_t);
   action_start_ = discrete_action_ ? as.start() : 0;
   action_n_ = discrete_action_ ? as.n() : 0;
+  action_floats_ = as.is_box() && as.dtype() == DType::Float32 ? static_cast<std::size_t>(as.numel()) : 0;
   time_limit_ = spec_.max_episode_steps;
   step_plan_stale_ = false;
 }

@@ -225,6 +225,11 @@ class Env {
     return observation_is_finite_slow(obs);
   }
   bool observation_is_finite_slow(ConstBytes obs) const;
+  // A float32 Box action of the right size with finite values, outside strict mode.
+  bool float32_box_action_is_acceptable(ConstBytes action) const {
+    return action_floats_ > 0 && !strict_actions_ && action.size() == action_floats_ * sizeof(float) &&
+           float32s_are_finite(reinterpret_cast<const float*>(action.data()), action_floats_);
+  }
   // A Discrete action in range and legal: the common case, checked inline by step().
   bool discrete_action_is_legal(ConstBytes action) const {
     if (!discrete_action_ || action.size() != sizeof(std::int64_t)) return false;
@@ -248,7 +253,6 @@ class Env {
   std::span<const double> agent_rewards_view_;
   const CandidateView* candidates_view_ = &candidates_;
   const Env* stats_source_ = this;  // the innermost env, whose rewards episode statistics sum
-  bool strict_actions_ = false;
   // Just before the step block, so that the engine's index (its last word) shares a cache line
   // with it: a reset then touches the one state line the draws read (prefetched when the
   // episode ends, see end_episode()).
@@ -259,11 +263,13 @@ class Env {
   bool needs_reset_ = true;
   bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
   bool is_wrapper_ = false;
+  bool strict_actions_ = false;
   bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
   FiniteCheck finite_check_ = FiniteCheck::None;
   std::size_t obs_bytes_ = 0;
   std::size_t finite_count_ = 0;  // Float32/Float64: the Box's elements
   std::int64_t action_start_ = 0, action_n_ = 0;
+  std::size_t action_floats_ = 0;  // a float32 Box action space: its elements (checked inline)
   std::int64_t time_limit_ = 0;  // spec_.max_episode_steps (0: none), kept here for step()
   std::int64_t elapsed_ = 0;
   double episode_return_ = 0.0;
@@ -279,8 +285,8 @@ inline StepResult Env::step_impl(ConstBytes action, Bytes obs) {
   if (needs_reset_) [[unlikely]]
     throw_step_without_reset();
   RLZOO_CHECK(obs.size() == obs_bytes_);
-  // The common case inline, everything else (and every error message) in validate_action.
-  if (!discrete_action_is_legal(action)) validate_action(action);
+  // The common cases inline, everything else (and every error message) in validate_action.
+  if (!discrete_action_is_legal(action) && !float32_box_action_is_acceptable(action)) validate_action(action);
   info_.episode_done = false;
   info_.num_scalars = 0;
   StepResult r;
