@@ -5,13 +5,15 @@
 //
 // The env runs first with seeded random actions while the actions and the reset states are
 // recorded; timed repeats then replay that trajectory through a fresh env and through the raw
-// loop, alternating; the medians are printed, and the overhead is one minus the median of the
-// per-repeat ratios.
+// loop in lockstep chunks of 50 steps. The rates printed are medians over the repeats; the
+// overhead is one minus the ratio of the chunks' fastest times, raw over env.
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
+#include <limits>
+#include <numeric>
 
 #include "apps/bench/bench_util.h"
 #include "apps/commands.h"
@@ -63,43 +65,80 @@ Recording record(const std::string& id, std::int64_t steps) {
   return r;
 }
 
-// The rlzoo env replaying the recording. Returns steps/s.
-double time_env(const std::string& id, const Recording& r, std::int64_t steps) {
-  auto env = make_env(id);
-  const auto nu = static_cast<std::size_t>(env->action_space().numel());
-  std::vector<double> obs(static_cast<std::size_t>(env->observation_space().numel()));
-  env->reset(0, std::as_writable_bytes(std::span(obs)));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::int64_t t = 0; t < steps; ++t) {
-    const std::span<const float> a(r.actions.data() + static_cast<std::size_t>(t) * nu, nu);
-    if (env->step(a, std::as_writable_bytes(std::span(obs))).done())
-      env->reset(std::nullopt, std::as_writable_bytes(std::span(obs)));
-  }
-  return static_cast<double>(steps) / seconds_since(t0);
-}
+// The recording replayed through the rlzoo env and through a raw loop that does the same physics
+// (ctrl, mj_step x frame_skip, mj_rnePostConstraint, and the same resets) in lockstep: each
+// chunk of kChunkSteps steps is timed in both, one right after the other (which goes first
+// alternates), so that both see the same moment of a machine whose speed drifts; every repeat
+// replays the whole recording from its first reset.
+constexpr std::int64_t kChunkSteps = 50;
 
-// The same physics with nothing around it. Returns steps/s.
-double time_raw(const mjModel* m, int frame_skip, const Recording& r, std::int64_t steps) {
-  mjData* d = mj_makeData(m);
-  auto set = [&](const std::vector<double>& s) {
-    mj_resetData(m, d);
-    std::copy(s.begin(), s.begin() + m->nq, d->qpos);
-    std::copy(s.begin() + m->nq, s.end(), d->qvel);
-    mj_forward(m, d);
-  };
-  std::size_t next_reset = 1;
-  set(r.resets[0].second);
+struct LockstepTimes {
+  std::vector<double> env_rates, raw_rates;  // steps/s of each repeat
+  // Each chunk's fastest time over the repeats: the time least disturbed by other work.
+  std::vector<double> best_env, best_raw;
+};
+
+LockstepTimes time_lockstep(const std::string& id, const mjModel* m, int frame_skip, const Recording& r,
+                            std::int64_t steps, int repeats) {
+  const std::int64_t chunks = (steps + kChunkSteps - 1) / kChunkSteps;
+  LockstepTimes out;
+  out.best_env.assign(static_cast<std::size_t>(chunks), std::numeric_limits<double>::infinity());
+  out.best_raw = out.best_env;
   const auto nu = static_cast<std::size_t>(m->nu);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::int64_t t = 0; t < steps; ++t) {
-    if (next_reset < r.resets.size() && r.resets[next_reset].first == t) set(r.resets[next_reset++].second);
-    for (std::size_t i = 0; i < nu; ++i) d->ctrl[i] = r.actions[static_cast<std::size_t>(t) * nu + i];
-    for (int k = 0; k < frame_skip; ++k) mj_step(m, d);
-    mj_rnePostConstraint(m, d);
+  for (int k = 0; k < repeats; ++k) {
+    auto env = make_env(id);
+    std::vector<double> obs(static_cast<std::size_t>(env->observation_space().numel()));
+    env->reset(0, std::as_writable_bytes(std::span(obs)));
+    mjData* d = mj_makeData(m);
+    auto set = [&](const std::vector<double>& s) {
+      mj_resetData(m, d);
+      std::copy(s.begin(), s.begin() + m->nq, d->qpos);
+      std::copy(s.begin() + m->nq, s.end(), d->qvel);
+      mj_forward(m, d);
+    };
+    std::size_t next_reset = 1;
+    set(r.resets[0].second);
+    double env_total = 0, raw_total = 0;
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const std::int64_t lo = c * kChunkSteps, hi = std::min(steps, lo + kChunkSteps);
+      auto run_env = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::int64_t t = lo; t < hi; ++t) {
+          const std::span<const float> a(r.actions.data() + static_cast<std::size_t>(t) * nu, nu);
+          if (env->step(a, std::as_writable_bytes(std::span(obs))).done())
+            env->reset(std::nullopt, std::as_writable_bytes(std::span(obs)));
+        }
+        return seconds_since(t0);
+      };
+      auto run_raw = [&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::int64_t t = lo; t < hi; ++t) {
+          if (next_reset < r.resets.size() && r.resets[next_reset].first == t) set(r.resets[next_reset++].second);
+          for (std::size_t i = 0; i < nu; ++i) d->ctrl[i] = r.actions[static_cast<std::size_t>(t) * nu + i];
+          for (int f = 0; f < frame_skip; ++f) mj_step(m, d);
+          mj_rnePostConstraint(m, d);
+        }
+        return seconds_since(t0);
+      };
+      double e = 0, w = 0;
+      if ((c + k) % 2 == 0) {
+        w = run_raw();
+        e = run_env();
+      } else {
+        e = run_env();
+        w = run_raw();
+      }
+      env_total += e;
+      raw_total += w;
+      const auto i = static_cast<std::size_t>(c);
+      out.best_env[i] = std::min(out.best_env[i], e);
+      out.best_raw[i] = std::min(out.best_raw[i], w);
+    }
+    mj_deleteData(d);
+    out.env_rates.push_back(static_cast<double>(steps) / env_total);
+    out.raw_rates.push_back(static_cast<double>(steps) / raw_total);
   }
-  const double rate = static_cast<double>(steps) / seconds_since(t0);
-  mj_deleteData(d);
-  return rate;
+  return out;
 }
 
 void run_mujoco_bench(const MujocoBenchOptions& o) {
@@ -107,22 +146,21 @@ void run_mujoco_bench(const MujocoBenchOptions& o) {
     const Recording r = record(id, o.steps);
     auto probe = make_env(id);
     auto& mj = dynamic_cast<MujocoEnv&>(*probe);
-    std::vector<double> env_rates, raw_rates, ratios;
-    for (int k = 0; k < o.repeats; ++k) {
-      raw_rates.push_back(time_raw(mj.model(), mj.frame_skip(), r, o.steps));
-      env_rates.push_back(time_env(id, r, o.steps));
-      ratios.push_back(env_rates.back() / raw_rates.back());
-    }
-    // The overhead from the median of the per-repeat ratios (each env timing beside the raw one
-    // just before it): a ratio of medians mixed timings from different moments of a machine
-    // whose speed drifts, and swung by +-5% between runs.
-    const double raw = median(raw_rates), env = median(env_rates), ratio = median(ratios);
+    const LockstepTimes times = time_lockstep(id, mj.model(), mj.frame_skip(), r, o.steps, o.repeats);
+    // The overhead from each chunk's fastest env time against its fastest raw time. Whole-run
+    // timings, even alternated, moved by +-4% between runs (more than the 2% goal) because
+    // other work on the machine lands on one or the other; under callgrind the env's own work is
+    // 0.05% of a Humanoid step.
+    const double best_env = std::accumulate(times.best_env.begin(), times.best_env.end(), 0.0);
+    const double best_raw = std::accumulate(times.best_raw.begin(), times.best_raw.end(), 0.0);
+    const double raw = median(times.raw_rates), env = median(times.env_rates);
     const nlohmann::json common{{"frame_skip", mj.frame_skip()}, {"steps", o.steps}, {"repeats", o.repeats},
                                 {"resets", r.resets.size() - 1}};
     print_bench_line(fmt::format("mujoco/{}/raw_mj_step_loop", id), raw, "env-steps/s", nullptr, common);
     nlohmann::json e = common;
     e["baseline_name"] = "raw_mj_step_loop";
-    e["overhead"] = 1.0 - ratio;
+    e["overhead"] = 1.0 - best_raw / best_env;
+    e["chunk_steps"] = kChunkSteps;
     e["goal_overhead_at_most"] = 0.02;
     print_bench_line(fmt::format("mujoco/{}/rlzoo_env", id), env, "env-steps/s", raw, e);
 
