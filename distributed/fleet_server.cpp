@@ -150,6 +150,12 @@ std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const M
   builder.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes + (1 << 20)));
   builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.RegisterService(service.get());
+  // gRPC's sync server lets a thread that finishes a call exit when more than MAX_POLLERS
+  // threads (default 2) wait for work, and starts one when fewer than MIN_POLLERS do. Each
+  // actor holds a thread in its long-poll for parameters while its upload or heartbeat takes
+  // another, so with the defaults threads were created and torn down every round (428 thread
+  // starts in a 390-round run of 2 actors), on the round's critical path.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2 * spec.round_size + 2);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || s->port == 0)
     throw UserError(fmt::format("--listen {}: cannot listen there (address in use or not this machine's)",

@@ -110,9 +110,15 @@ void add_distributed_bench_command(CLI::App& bench) {
   cmd->add_option("--steps", *steps, "Env steps per run")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", *repeats, "Runs per figure (median)")->check(CLI::PositiveNumber);
   cmd->callback([=] {
-    const std::vector<std::pair<std::string, std::vector<std::string>>> variants{
-        {"ppo_cartpole", {}}, {"ppo_cartpole_1epoch", {"hyperparams.n_epochs=1"}}};
-    for (const auto& [name, sets] : variants) {
+    // Goals: 0.8 with the tuned preset, 0.9 with 1 epoch per round (issue #30).
+    struct Variant {
+      std::string name;
+      std::vector<std::string> sets;
+      double goal;
+    };
+    const std::vector<Variant> variants{{"ppo_cartpole", {}, 0.8},
+                                        {"ppo_cartpole_1epoch", {"hyperparams.n_epochs=1"}, 0.9}};
+    for (const auto& [name, sets, goal] : variants) {
       std::vector<double> local, remote, bytes;
       for (int r = 0; r < *repeats; ++r) {
         local.push_back(in_process(sets, *steps));
@@ -123,7 +129,7 @@ void add_distributed_bench_command(CLI::App& bench) {
       const double l = median(local), m = median(remote);
       print_bench_line(fmt::format("distributed/{}/env_steps_per_s", name), m, "env-steps/s",
                        {{"in_process_2_actor_threads", l}},
-                       {{"ratio", m / l}, {"goal_ratio", 0.8}, {"repeats", *repeats}, {"steps", *steps}});
+                       {{"ratio", m / l}, {"goal_ratio", goal}, {"repeats", *repeats}, {"steps", *steps}});
       print_bench_line(fmt::format("distributed/{}/trajectory_bytes_per_s", name), median(bytes), "B/s", nullptr,
                        {{"repeats", *repeats}});
     }
