@@ -202,6 +202,7 @@ void bench_training(const DouDizhuBenchOptions& o) {
   agent->learn(o.train_frames);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double rate = static_cast<double>(o.train_frames) / seconds;
+  const RuntimeConfig& runtime = agent->preset().runtime;
   // Learner FLOPs per frame: DouZero's forward on one (state, action) row, backward about twice that.
   const double learn_flops = 3.0 * douzero_flops(Seat::LandlordDown, 1.0);
   print_bench_line("doudizhu/train_frames", rate, "frames/s", reference(1'100),
@@ -209,7 +210,10 @@ void bench_training(const DouDizhuBenchOptions& o) {
                     {"frames", o.train_frames},
                     {"seconds", seconds},
                     {"learner_gflops", rate * learn_flops / 1e9},
-                    {"setup", "configs/dmc/DouDizhu-v0.yaml: 2 actors x 32 games, shared inference server, 1 learner"}});
+                    {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, 1 learner",
+                                          runtime.actors, runtime.envs_per_actor,
+                                          runtime.inference.max_batch > 0 ? "shared inference server"
+                                                                          : "a network replica per actor")}});
 }
 
 }  // namespace
