@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <limits>
+#include <memory>
 #include <numeric>
 
 #include "apps/bench/bench_util.h"
@@ -89,7 +90,8 @@ LockstepTimes time_lockstep(const std::string& id, const mjModel* m, int frame_s
     auto env = make_env(id);
     std::vector<double> obs(static_cast<std::size_t>(env->observation_space().numel()));
     env->reset(0, std::as_writable_bytes(std::span(obs)));
-    mjData* d = mj_makeData(m);
+    const std::unique_ptr<mjData, decltype(&mj_deleteData)> data(mj_makeData(m), mj_deleteData);
+    mjData* d = data.get();
     auto set = [&](const std::vector<double>& s) {
       mj_resetData(m, d);
       std::copy(s.begin(), s.begin() + m->nq, d->qpos);
@@ -134,7 +136,6 @@ LockstepTimes time_lockstep(const std::string& id, const mjModel* m, int frame_s
       out.best_env[i] = std::min(out.best_env[i], e);
       out.best_raw[i] = std::min(out.best_raw[i], w);
     }
-    mj_deleteData(d);
     out.env_rates.push_back(static_cast<double>(steps) / env_total);
     out.raw_rates.push_back(static_cast<double>(steps) / raw_total);
   }
