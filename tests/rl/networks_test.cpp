@@ -1,4 +1,5 @@
 // Networks built from spaces, distributions, the rollout buffer's GAE.
+#include <cmath>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -119,6 +120,49 @@ TEST(RolloutBuffer, GaeMatchesHandComputedValuesAndStopsAtEpisodeEnds) {
   const auto batches = buf.minibatches(2);
   ASSERT_EQ(batches.size(), 2u);
   EXPECT_EQ(batches[0].advantages.size(0) + batches[1].advantages.size(0), 3);
+}
+
+// add() stores rows of other dtypes and strided columns without select and copy_: the stored
+// values must be exactly what copy_ gives (float64 rounded to nearest, overflow to inf, bool
+// as 0/1), and a column of the policy's [N, 2] output must be read with its stride.
+TEST(RolloutBuffer, RowsOfOtherDtypesAndStridedColumnsStoreAsCopyWould) {
+  const auto as_float = [](const torch::Tensor& t) { return torch::empty({t.numel()}, torch::kFloat32).copy_(t); };
+  const auto rewards = torch::tensor({0.1, 1e-46, 3.5e38, -2.0 / 3.0}, torch::kFloat64);
+  const auto out = torch::tensor({{1.5f, -0.25f}, {2.5f, -0.5f}, {3.5f, -0.75f}, {4.5f, -1.0f}});
+  const auto out64 = torch::tensor({{0.3, 7.0}, {0.6, 8.0}, {0.9, 9.0}, {1.2, 10.0}}, torch::kFloat64);
+  const auto values = out.select(1, 1), log_probs = out64.select(1, 0);  // strided columns
+  ASSERT_FALSE(values.is_contiguous());
+  ASSERT_FALSE(log_probs.is_contiguous());
+  const auto bool_dones = torch::tensor({false, true, false, true}), float_dones = torch::tensor({0.f, 1.f, 0.f, 1.f});
+  RolloutBuffer a(2, 4), b(2, 4);
+  const auto wide_obs = torch::arange(24, torch::kFloat32).reshape({4, 6});
+  const auto obs = wide_obs.slice(1, 0, 3);  // [4, 3] with strides [6, 1]
+  ASSERT_FALSE(obs.is_contiguous());
+  for (int t = 0; t < 2; ++t) {
+    a.add({obs}, torch::zeros({4}, torch::kInt64), rewards, bool_dones, values, log_probs);
+    b.add({obs.contiguous()}, torch::zeros({4}, torch::kInt64), as_float(rewards), float_dones, values.contiguous(),
+          as_float(log_probs));
+  }
+  // A row copy_ cannot take is still refused.
+  RolloutBuffer c(1, 4);
+  EXPECT_THROW(c.add({obs}, torch::zeros({4}, torch::kInt64), rewards.reshape({4, 1}), float_dones, values, log_probs),
+               std::exception);
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_TRUE(torch::equal(a.rewards()[t], as_float(rewards))) << t;
+    EXPECT_TRUE(torch::equal(a.values()[t], values)) << t;
+    EXPECT_TRUE(torch::equal(a.log_probs()[t], as_float(log_probs))) << t;
+    EXPECT_TRUE(torch::equal(b.log_probs()[t], a.log_probs()[t])) << t;
+  }
+  EXPECT_TRUE(std::isinf(a.rewards()[0][2].item<float>()));
+  torch::manual_seed(5);
+  const auto batch_a = a.minibatches(8);
+  torch::manual_seed(5);
+  const auto batch_b = b.minibatches(8);
+  ASSERT_EQ(batch_a.size(), 1u);
+  EXPECT_TRUE(torch::equal(batch_a[0].obs[0], batch_b[0].obs[0]));
+  a.compute_returns_and_advantages(torch::zeros({4}), 0.9, 0.8);
+  b.compute_returns_and_advantages(torch::zeros({4}), 0.9, 0.8);
+  EXPECT_TRUE(torch::equal(a.advantages(), b.advantages()));
 }
 
 }  // namespace
