@@ -64,7 +64,8 @@ void run_env_bench(const EnvBenchOptions& o) {
           std::int64_t finite = 0;
           for (std::int64_t i = 0; i < chunk; ++i) {
             asm volatile("" : : "r"(obs.data()) : "memory");  // the observation is read afresh each time
-            finite += (float32s_are_finite(reinterpret_cast<const float*>(obs.data()), floats) && std::isfinite(reward)) ? 1 : 0;
+            const bool ok = float32s_are_finite(reinterpret_cast<const float*>(obs.data()), floats);
+            finite += (ok && std::isfinite(reward)) ? 1 : 0;
             reward += 1e-9;
           }
           sink = sink + static_cast<float>(finite);

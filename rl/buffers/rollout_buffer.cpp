@@ -59,9 +59,9 @@ void convert_row(To* dst, const From* src, const RowView& v) {
     for (std::int64_t c = 0; c < v.cols; ++c) *dst++ = static_cast<To>(src[r * v.row_stride + c * v.col_stride]);
 }
 
-// A float32 row from a CPU row of the dtypes a step brings (float64 rewards, bool or uint8
-// dones, float32 columns or slices of the policy's output or of normalised observations).
-// False for any other dtype.
+// A float32 row from a CPU row of float32, float64, bool, uint8 or int64 (strided columns of
+// the policy's output and slices of normalised observations among them). False for any other
+// dtype.
 bool convert_float_row(float* dst, const torch::Tensor& src, const RowView& v) {
   switch (src.scalar_type()) {
     case torch::kFloat32: convert_row(dst, src.data_ptr<float>(), v); return true;
