@@ -2,15 +2,14 @@
 // the rounds the backends deliver recorded into the rollout buffer, and run_training().
 #include <fmt/format.h>
 
-#include <cmath>
 
-#include "core/torch/plain_tensor.h"
 #include "rl/nets/observation.h"
 #include "rl/runtime/module_evaluator.h"
 #include "rl/runtime/runtime_setup.h"
 #include "rl/training_monitor.h"
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_actor.h"
+#include "algorithms/ppo/ppo_acting_rows.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/inline_source.h"
 #include "core/torch/device.h"
@@ -27,67 +26,6 @@ torch::Tensor state_rows(const torch::Tensor& state) {
 }
 torch::Tensor state_of_rows(const torch::Tensor& rows, c10::IntArrayRef one_state_shape) {
   return rows.reshape({rows.size(0), one_state_shape[0], one_state_shape[1], one_state_shape[3]}).movedim(0, 2);
-}
-
-// The acting evaluator's rows [action(s), log-prob, value]: the action drawn as
-// ActionDistribution::sample() draws it (the same random numbers), the rest written in one pass
-// where the tensors are plain float32 CPU ones (the same values as log_prob() and cat() give),
-// else through those operations. Acting with a small network is dominated by such operations.
-torch::Tensor sampled_rows(const ActionDistribution& dist, const torch::Tensor& values, std::int64_t d) {
-  const std::int64_t rows = values.size(0);
-  const bool plain_values = values.dim() == 1 && is_plain_cpu(values, torch::kFloat32);
-  if (const Categorical* c = dist.categorical(); c && plain_values && is_plain_cpu(c->log_probs(), torch::kFloat32)) {
-    const auto a = c->sample().contiguous();
-    auto out = torch::empty({rows, 3});
-    float* o = out.data_ptr<float>();
-    const float* lp = c->log_probs().data_ptr<float>();
-    const float* v = values.data_ptr<float>();
-    const std::int64_t* ap = a.data_ptr<std::int64_t>();
-    const std::int64_t n = c->log_probs().size(1);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      o[3 * r] = static_cast<float>(ap[r]);
-      o[3 * r + 1] = lp[r * n + ap[r]];
-      o[3 * r + 2] = v[r];
-    }
-    return out;
-  }
-  if (const DiagGaussian* g = dist.gaussian(); g && plain_values && is_plain_cpu(g->mean(), torch::kFloat32) &&
-                                                 g->mean().dim() == 2 &&
-                                                 g->log_std().scalar_type() == torch::kFloat32 &&
-                                                 g->log_std().stride(1) == 1 &&
-                                                 (g->log_std().stride(0) == 0 || g->log_std().stride(0) == d)) {
-    // mean + exp(log_std) * noise, and log_prob's (a - mean) exp(-log_std): the exponentials
-    // by LibTorch as DiagGaussian takes them, the rest elementwise in the same order.
-    const auto noise = torch::randn_like(g->mean());
-    const auto std_dev = g->log_std().exp().contiguous(), inv_std = torch::exp(-g->log_std()).contiguous();
-    auto out = torch::empty({rows, d + 2});
-    float* o = out.data_ptr<float>();
-    const float* m = g->mean().data_ptr<float>();
-    const float* z = noise.data_ptr<float>();
-    const float* s = std_dev.data_ptr<float>();
-    const float* is = inv_std.data_ptr<float>();
-    const float* ls = g->log_std().data_ptr<float>();
-    const std::int64_t ls_row = g->log_std().stride(0);
-    const float v_log = static_cast<float>(0.5 * std::log(2.0 * M_PI));
-    const float* v = values.data_ptr<float>();
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float log_prob = 0;
-      for (std::int64_t j = 0; j < d; ++j) {
-        const std::int64_t k = r * d + j;
-        const float a = m[k] + s[k] * z[k];
-        const float zz = (a - m[k]) * is[k];
-        log_prob += ((-0.5f * zz) * zz - ls[r * ls_row + j]) - v_log;
-        o[r * (d + 2) + j] = a;
-      }
-      o[r * (d + 2) + d] = log_prob;
-      o[r * (d + 2) + d + 1] = v[r];
-    }
-    return out;
-  }
-  const auto a = dist.sample();
-  return torch::cat({a.to(torch::kFloat32).reshape({rows, d}), dist.log_prob(a).reshape({rows, 1}),
-                     values.reshape({rows, 1})},
-                    1);
 }
 
 }  // namespace
@@ -222,7 +160,7 @@ std::shared_ptr<BatchEvaluator> PpoAgent::acting_evaluator(ActingPolicy replica,
   const auto mask_size = static_cast<std::size_t>(spec_.has_action_mask ? act_space.n() : 0);
   const std::size_t S = state_floats();
   const auto one_state = S ? policy_->initial_state(1).sizes().vec() : std::vector<std::int64_t>{};
-  return std::make_shared<ModuleEvaluator>(
+  auto evaluator = std::make_shared<ModuleEvaluator>(
       obs_space, mask_size, S ? 1 + S : 0, static_cast<std::size_t>(d) + 2 + S, replica.ptr(),
       // The observations arrive normalised by the actor (PpoActorPolicy) where that is configured.
       [replica, d, one_state](const std::vector<torch::Tensor>& obs, const torch::Tensor& masks,
@@ -238,6 +176,11 @@ std::shared_ptr<BatchEvaluator> PpoAgent::acting_evaluator(ActingPolicy replica,
         return torch::cat({sampled_rows(out.dist, out.values, d), state_rows(out.state)}, 1);
       },
       store);
+  evaluator->set_row_forward([replica, d, rows_of = std::make_shared<PlainGaussianRows>()](
+                                 const float* obs, std::int64_t rows, float* out) {
+    return (*rows_of)(*replica->policy, obs, rows, d, out);
+  });
+  return evaluator;
 }
 
 std::shared_ptr<BatchEvaluator> PpoAgent::make_replica(const ModuleParameterStore& store) const {

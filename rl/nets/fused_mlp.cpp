@@ -25,6 +25,14 @@ float* gradient_of(const torch::Tensor& p) {
   return p.grad().data_ptr<float>();
 }
 
+// One layer: y [rows, out] = act(h [rows, in] W^T + b), no activation when `act` is null.
+void layer_forward(const float* h, std::int64_t rows, const torch::Tensor& w, const torch::Tensor& b,
+                   const FusedActivation* act, float* y) {
+  const std::int64_t in = w.size(1), out = w.size(0);
+  sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h, in, w.data_ptr<float>(), in, 0.0f, y, out);
+  fused::bias_activation(y, b.data_ptr<float>(), rows, out, act);
+}
+
 // The chain's output on x [B, in] for params [W0, b0, W1, b1, ...]; with `saved`, x and every
 // layer's output are kept there for the backward pass.
 torch::Tensor run_forward(const torch::Tensor& x, torch::TensorList params, FusedActivation act, bool linear_output,
@@ -36,14 +44,10 @@ torch::Tensor run_forward(const torch::Tensor& x, torch::TensorList params, Fuse
   }
   torch::Tensor h = x;
   for (std::int64_t l = 0; l < layers; ++l) {
-    const auto& w = params[2 * l];
-    const std::int64_t in = w.size(1), out = w.size(0);
-    auto y = torch::empty({rows, out});
-    sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h.data_ptr<float>(), in, w.data_ptr<float>(), in, 0.0f,
-          y.data_ptr<float>(), out);
+    auto y = torch::empty({rows, params[2 * l].size(0)});
     const bool activated = !(linear_output && l == layers - 1);
-    fused::bias_activation(y.data_ptr<float>(), params[2 * l + 1].data_ptr<float>(), rows, out,
-                           activated ? &act : nullptr);
+    layer_forward(h.data_ptr<float>(), rows, params[2 * l], params[2 * l + 1], activated ? &act : nullptr,
+                  y.data_ptr<float>());
     if (saved) saved->push_back(y);
     h = y;
   }
@@ -139,6 +143,25 @@ torch::Tensor FusedMlp::forward(const torch::Tensor& x) const {
   if (!track) return run_forward(x, params, activation_, linear_output_, nullptr);
   return FusedMlpFunction::apply(x, torch::TensorList(params), static_cast<std::int64_t>(activation_),
                                  linear_output_);
+}
+
+bool FusedMlp::forward_rows(const float* x, std::int64_t rows, float* y, std::vector<float>& scratch) const {
+  std::int64_t widest = 0;
+  for (const auto& l : layers_) {
+    if (!is_plain_cpu(l->weight, torch::kFloat32) || !is_plain_cpu(l->bias, torch::kFloat32)) return false;
+    widest = std::max(widest, l->options.out_features());
+  }
+  // Two halves: each hidden layer reads the one the layer before wrote.
+  scratch.resize(static_cast<std::size_t>(2 * rows * widest));
+  const float* h = x;
+  const auto layers = layers_.size();
+  for (std::size_t l = 0; l < layers; ++l) {
+    const bool last = l + 1 == layers;
+    float* out = last ? y : scratch.data() + (l % 2) * rows * widest;
+    layer_forward(h, rows, layers_[l]->weight, layers_[l]->bias, last && linear_output_ ? nullptr : &activation_, out);
+    h = out;
+  }
+  return true;
 }
 
 std::int64_t FusedMlp::in_features() const { return layers_.front()->options.in_features(); }

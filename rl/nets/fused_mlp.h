@@ -39,6 +39,12 @@ class FusedMlp {
 
   torch::Tensor forward(const torch::Tensor& x) const;  // [B, in] -> [B, out]
 
+  // forward() without gradients on raw rows, allocating nothing once `scratch` has grown: x
+  // [rows, in] to y [rows, out], float32, the same values as forward(). For acting on an
+  // actor's few rows, where a tensor per layer costs more than the layer. False (nothing
+  // written) when a parameter is not a contiguous float32 CPU tensor.
+  bool forward_rows(const float* x, std::int64_t rows, float* y, std::vector<float>& scratch) const;
+
   std::int64_t in_features() const;
   std::int64_t out_features() const;
 

@@ -77,6 +77,11 @@ torch::Tensor ObservationEncoderImpl::encode(std::size_t i, const torch::Tensor&
   }
 }
 
+bool ObservationEncoderImpl::passes_float_rows() const {
+  return fields_.size() == 1 && !cnns_[0] && fields_[0].kind() == SpaceKind::Box &&
+         fields_[0].dtype() == DType::Float32;
+}
+
 torch::Tensor ObservationEncoderImpl::forward(const std::vector<torch::Tensor>& fields) {
   RLZOO_CHECK(fields.size() == fields_.size());
   if (fields.size() == 1) return encode(0, fields[0]);
@@ -167,6 +172,12 @@ std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std:
   if (recurrent()) throw UserError("a recurrent actor-critic acts through forward_sequence (it needs its state)");
   const auto x = encoder_->forward(obs);
   return heads(x, x, mask);
+}
+
+bool ActorCriticImpl::plain_heads(const float* obs, std::int64_t rows, float* head_out, float* values,
+                                  std::vector<float>& scratch) const {
+  if (recurrent() || !fused_path() || !encoder_->passes_float_rows()) return false;
+  return fused_pi_->forward_rows(obs, rows, head_out, scratch) && fused_vf_->forward_rows(obs, rows, values, scratch);
 }
 
 torch::Tensor ActorCriticImpl::value(const std::vector<torch::Tensor>& obs) {

@@ -28,6 +28,8 @@ class ObservationEncoderImpl : public torch::nn::Module {
   ObservationEncoderImpl(const Space& observation_space, const PolicyConfig& config);
   torch::Tensor forward(const std::vector<torch::Tensor>& fields);
   std::int64_t out_features() const { return out_features_; }
+  // Whether the features are the observation's float32 values as they are: one float32 Box.
+  bool passes_float_rows() const;
 
  private:
   torch::Tensor encode(std::size_t i, const torch::Tensor& x);
@@ -89,6 +91,13 @@ class ActorCriticImpl : public torch::nn::Module {
   // (the same parameters, the same results to float rounding).
   void use_fused_path(bool on) { use_fused_ = on; }
   bool fused_path() const { return use_fused_ && fused_pi_.has_value(); }
+
+  // forward() for acting on a few rows without tensors: the actor head's output (the means or
+  // the logits, [rows, n]) and the values ([rows]) for `rows` float32 observations, the same
+  // numbers as forward() gives. False (nothing written) unless the policy is feed-forward on
+  // the fused path, the observation is one float32 Box and the parameters are plain CPU ones.
+  bool plain_heads(const float* obs, std::int64_t rows, float* head_out, float* values,
+                   std::vector<float>& scratch) const;
 
  private:
   ActionDistribution distribution(const torch::Tensor& head_out, const torch::Tensor& mask);

@@ -61,6 +61,17 @@ bool ModuleEvaluator::evaluate(ConstBytes in, std::int64_t rows, Bytes out) {
     configured = true;
   }
   refresh();
+  if (row_forward_ && mask_size_ == 0 && in_floats_ == 0 && device_.is_cpu() && space_.kind() == SpaceKind::Box &&
+      space_.dtype() == DType::Float32) {
+    // Copied: the rows need not be 4-byte aligned.
+    row_in_.resize(in.size() / sizeof(float));
+    std::memcpy(row_in_.data(), in.data(), in.size());
+    row_out_.resize(out.size() / sizeof(float));
+    if (row_forward_(row_in_.data(), rows, row_out_.data())) {
+      std::memcpy(out.data(), row_out_.data(), out.size());
+      return true;
+    }
+  }
   torch::NoGradGuard no_grad;
   torch::Tensor y;
   if (mask_size_ == 0 && in_floats_ == 0) {

@@ -43,6 +43,13 @@ class ModuleEvaluator : public BatchEvaluator {
   ModuleEvaluator(Space observation_space, std::size_t mask_size, std::size_t in_floats, std::size_t out_floats,
                   std::shared_ptr<torch::nn::Module> replica, InputForward forward, const ModuleParameterStore* store);
 
+  // A way around the tensors for few rows: maps `rows` observations (float32, [rows, numel]) to
+  // the output rows, or declines (false) and the rows take `forward`. Used only where the rows
+  // are just a float32 Box observation (no masks, no inputs) and the replica is on the CPU; it
+  // must give what `forward` gives.
+  using RowForward = std::function<bool(const float* obs, std::int64_t rows, float* out)>;
+  void set_row_forward(RowForward f) { row_forward_ = std::move(f); }
+
   std::size_t in_row_bytes() const override { return space_.byte_size() + mask_size_ + in_floats_ * sizeof(float); }
   std::size_t out_row_bytes() const override { return out_floats_ * sizeof(float); }
   bool evaluate(ConstBytes in, std::int64_t rows, Bytes out) override;
@@ -60,6 +67,8 @@ class ModuleEvaluator : public BatchEvaluator {
   std::shared_ptr<torch::nn::Module> replica_;
   torch::Device device_ = torch::kCPU;  // the replica's, read once: inputs are moved there
   InputForward forward_;
+  RowForward row_forward_;
+  std::vector<float> row_in_, row_out_;
   std::vector<std::byte> obs_, masks_;
   std::vector<float> inputs_;
   std::optional<ParameterClient<ParameterSnapshot>> client_;
