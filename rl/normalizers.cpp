@@ -57,6 +57,11 @@ void ObservationNormalizer::update(const torch::Tensor& obs) {
   rms_.update(flat.data_ptr<double>(), static_cast<std::size_t>(flat.size(0)));
 }
 
+void ObservationNormalizer::update_rows(const float* obs, std::size_t rows) {
+  scratch_.assign(obs, obs + rows * rms_.dim());  // to double, as update()'s to(kFloat64)
+  rms_.update(scratch_.data(), rows);
+}
+
 torch::Tensor ObservationNormalizer::apply(const torch::Tensor& obs, const torch::Tensor& mean, const torch::Tensor& var,
                                            double clip, double epsilon) {
   const auto flat = obs.reshape({obs.size(0), -1}).to(torch::kFloat64);

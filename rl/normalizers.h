@@ -20,6 +20,9 @@ class ObservationNormalizer {
   torch::Tensor normalize(const torch::Tensor& obs, bool update);
   // Folds a batch [B, ...] into the statistics without normalising it.
   void update(const torch::Tensor& obs);
+  // update() for `rows` float32 rows in plain memory (numel floats each, contiguous): the same
+  // statistics, without a tensor per batch.
+  void update_rows(const float* obs, std::size_t rows);
   // normalize()'s arithmetic with given statistics (float64 [numel] mean and var).
   static torch::Tensor apply(const torch::Tensor& obs, const torch::Tensor& mean, const torch::Tensor& var, double clip,
                              double epsilon);

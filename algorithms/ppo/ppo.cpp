@@ -124,18 +124,22 @@ bool PpoAgent::record_step(const std::vector<torch::Tensor>& obs, const torch::T
   const auto n = static_cast<std::int64_t>(rewards_in.size());
   // A recurrent policy sees a time-out's final observation as the episode's next step: from the
   // state after this step, not reset.
-  add_ppo_step(
-      *buffer_, obs, actions, values, log_probs, masks, episode_starts, rewards_in, episodes.terminated,
-      episodes.truncated, reward_norm_.get(), cfg_.gamma, [&](const torch::Tensor& timeouts) {
-        auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
-        for (auto& f : finals) f = f.index_select(0, timeouts);
-        const auto x = to_device(preprocess(finals, /*update=*/false), device_);
-        return continued_values(x, recurrent() ? state_after.index_select(2, timeouts.to(device_)) : torch::Tensor(),
-                                torch::zeros({timeouts.size(0)}, torch::kBool))
-            .cpu();
-      });
+  add_ppo_step(*buffer_, obs, actions, values, log_probs, masks, episode_starts, rewards_in, episodes.terminated,
+               episodes.truncated, reward_norm_.get(), cfg_.gamma, [&](const torch::Tensor& timeouts) {
+                 return timeout_values(final_obs, n, timeouts, state_after);
+               });
   num_timesteps_ += n;
   return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
+}
+
+torch::Tensor PpoAgent::timeout_values(ConstBytes final_obs, std::int64_t n, const torch::Tensor& timeouts,
+                                       const torch::Tensor& state_after) {
+  auto finals = observation_tensors(spec_.observation_space, final_obs.data(), n, true);
+  for (auto& f : finals) f = f.index_select(0, timeouts);
+  const auto x = to_device(preprocess(finals, /*update=*/false), device_);
+  return continued_values(x, recurrent() ? state_after.index_select(2, timeouts.to(device_)) : torch::Tensor(),
+                          torch::zeros({timeouts.size(0)}, torch::kBool))
+      .cpu();
 }
 
 std::int64_t PpoAgent::envs_per_minibatch() const {

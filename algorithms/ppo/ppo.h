@@ -27,6 +27,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "rl/agent.h"
 #include "rl/algorithm_registry.h"
@@ -109,8 +110,16 @@ class PpoAgent : public Agent {
                    const torch::Tensor& log_probs, const torch::Tensor& masks, const torch::Tensor& episode_starts,
                    const torch::Tensor& state_after, std::span<const double> rewards, const StepEpisodes& episodes,
                    ConstBytes final_obs, class TrainingMonitor& monitor, CallbackList* callbacks);
+  // V(final observation) of the rows `timeouts` [k] of a step's n envs, for the bootstrap.
+  torch::Tensor timeout_values(ConstBytes final_obs, std::int64_t n, const torch::Tensor& timeouts,
+                               const torch::Tensor& state_after);
   // A round (n_steps x every env) into the buffer, with GAE. False: a callback stopped.
   bool record_round(const Trajectory& round, class TrainingMonitor& monitor, CallbackList* callbacks);
+  // record_round()'s steps from the round's rows without a tensor per step, where that can be
+  // done: a feed-forward policy on one float32 observation field, no masks. Nothing recorded
+  // (nullopt) otherwise; else whether to go on.
+  std::optional<bool> record_round_rows(const Trajectory& round, class TrainingMonitor& monitor,
+                                        CallbackList* callbacks);
   // Acting through `acting` (the learner's own ActingPolicy inline, a replica following `store`
   // on actors), giving [action, log-prob, value] rows (recurrent: [episode start, state] rows
   // in, the next state appended to the output).

@@ -98,16 +98,12 @@ PpoUpdateStats run_ppo_epochs(
   return stats;
 }
 
-StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
-                             std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
-                             const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values) {
+void ppo_step_rewards_into(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
+                           std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
+                           const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values,
+                           float* scaled, float* dones) {
   // Plain loops: a step of a few envs is too small for tensor operations to pay.
   const auto n = static_cast<std::int64_t>(rewards.size());
-  StepRewards out;
-  out.dones = torch::empty({n});
-  out.rewards = torch::empty({n});
-  float* dones = out.dones.data_ptr<float>();
-  float* scaled = out.rewards.data_ptr<float>();
   std::vector<std::int64_t> timeouts;
   for (std::int64_t i = 0; i < n; ++i) {
     const auto k = static_cast<std::size_t>(i);
@@ -115,11 +111,28 @@ StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const st
     scaled[i] = static_cast<float>(rewards[k]);
     if (truncated[k] != 0 && terminated[k] == 0) timeouts.push_back(i);
   }
-  if (norm) out.rewards = norm->normalize(out.rewards, out.dones, /*update=*/true);
-  if (!timeouts.empty()) {
-    const auto rows = torch::tensor(timeouts, torch::kInt64);
-    out.rewards.index_add_(0, rows, static_cast<float>(gamma) * final_values(rows));
+  if (norm) {
+    const auto normalised = norm->normalize(torch::from_blob(scaled, {n}), torch::from_blob(dones, {n}),
+                                            /*update=*/true).contiguous();
+    std::copy_n(normalised.data_ptr<float>(), n, scaled);
   }
+  if (!timeouts.empty()) {
+    const auto values = final_values(torch::tensor(timeouts, torch::kInt64)).to(torch::kFloat32).contiguous();
+    RLZOO_CHECK(values.numel() == static_cast<std::int64_t>(timeouts.size()),
+                "PPO: the time-outs' final values have the wrong size");
+    const float* v = values.data_ptr<float>();
+    const auto g = static_cast<float>(gamma);
+    for (std::size_t j = 0; j < timeouts.size(); ++j) scaled[timeouts[j]] += g * v[j];
+  }
+}
+
+StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
+                             std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
+                             const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values) {
+  const auto n = static_cast<std::int64_t>(rewards.size());
+  StepRewards out{torch::empty({n}), torch::empty({n})};
+  ppo_step_rewards_into(rewards, terminated, truncated, norm, gamma, final_values, out.rewards.data_ptr<float>(),
+                        out.dones.data_ptr<float>());
   return out;
 }
 

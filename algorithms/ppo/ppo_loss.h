@@ -28,6 +28,11 @@ struct StepRewards {
 StepRewards ppo_step_rewards(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
                              std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
                              const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values);
+// The same into float32 arrays of n, without a tensor (but for the normaliser and time-outs).
+void ppo_step_rewards_into(std::span<const double> rewards, std::span<const std::uint8_t> terminated,
+                           std::span<const std::uint8_t> truncated, RewardNormalizer* norm, double gamma,
+                           const std::function<torch::Tensor(const torch::Tensor& rows)>& final_values,
+                           float* scaled_rewards, float* dones);
 
 // One vector-env step of a PPO rollout into `buffer`: the rewards and done flags as
 // ppo_step_rewards() makes them, with what the policy gave for the step (obs as it saw them;

@@ -69,7 +69,54 @@ void PpoAgent::publish(ModuleParameterStore& store, bool statistics_only) {
   store.publish(std::move(statistics));
 }
 
+std::optional<bool> PpoAgent::record_round_rows(const Trajectory& round, TrainingMonitor& monitor,
+                                                CallbackList* callbacks) {
+  const Space& obs_space = spec_.observation_space;
+  const std::int64_t n = round.num_envs(), T = round.num_steps();
+  const auto k = static_cast<std::int64_t>(round.shape.num_extras);
+  const std::int64_t d = policy_->continuous() ? spec_.action_space.numel() : 1;
+  const std::int64_t o = obs_space.numel();
+  if (recurrent() || round.shape.mask_size != 0 || obs_space.kind() != SpaceKind::Box ||
+      obs_space.dtype() != DType::Float32 || k < d + 2 + (obs_norm_ ? o : 0) ||
+      reinterpret_cast<std::uintptr_t>(round.obs.data()) % alignof(float) != 0)
+    return std::nullopt;
+  buffer_->reset();
+  std::vector<float> rewards(static_cast<std::size_t>(n)), dones(static_cast<std::size_t>(n));
+  const std::vector<std::int64_t> action_shape =
+      policy_->continuous() ? spec_.action_space.shape() : std::vector<std::int64_t>{};
+  bool go_on = true;
+  for (std::int64_t t = 0; t < T; ++t) {
+    const float* raw = reinterpret_cast<const float*>(round.obs_at(t).data());
+    const float* extras = round.extras_at(t).data();
+    RolloutBuffer::FloatRows obs{raw, o};
+    if (obs_norm_) {  // as record_round(): fold the step in, store it as the actor normalised it
+      obs_norm_->update_rows(raw, static_cast<std::size_t>(n));
+      obs = {extras + (k - o), k};
+    }
+    const auto final_obs = round.final_obs_at(t);
+    ppo_step_rewards_into(round.rewards_at(t), round.terminated_at(t), round.truncated_at(t), reward_norm_.get(),
+                          cfg_.gamma,
+                          [&](const torch::Tensor& timeouts) {
+                            torch::NoGradGuard no_grad;
+                            return timeout_values(final_obs, n, timeouts, torch::Tensor());
+                          },
+                          rewards.data(), dones.data());
+    buffer_->add_rows(obs, obs_space.shape(), {extras, k}, action_shape, !policy_->continuous(), rewards.data(),
+                      dones.data(), {extras + d + 1, k}, {extras + d, k});
+    num_timesteps_ += n;
+    const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
+                                round.episode_lengths_at(t)};
+    if (!monitor.after_step(*this, episodes, num_timesteps_, callbacks)) go_on = false;
+  }
+  torch::NoGradGuard no_grad;
+  const auto last = to_device(preprocess(observation_tensors(obs_space, round.next_obs.data(), n, true), false), device_);
+  buffer_->compute_returns_and_advantages(continued_values(last, torch::Tensor(), torch::Tensor()).cpu(), cfg_.gamma,
+                                          cfg_.gae_lambda);
+  return go_on;
+}
+
 bool PpoAgent::record_round(const Trajectory& round, TrainingMonitor& monitor, CallbackList* callbacks) {
+  if (const auto go_on = record_round_rows(round, monitor, callbacks)) return *go_on;
   torch::NoGradGuard no_grad;
   const Space& obs_space = spec_.observation_space;
   const std::int64_t n = round.num_envs(), T = round.num_steps();

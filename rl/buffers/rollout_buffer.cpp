@@ -1,5 +1,6 @@
 #include "rl/buffers/rollout_buffer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -125,6 +126,45 @@ void RolloutBuffer::add(const std::vector<torch::Tensor>& obs, const torch::Tens
   copy_row(log_probs_, pos_, log_probs);
   if (masks_.defined()) copy_row(masks_, pos_, action_masks);
   if (starts_.defined()) copy_row(starts_, pos_, episode_starts);
+  ++pos_;
+}
+
+void RolloutBuffer::add_rows(FloatRows obs, c10::IntArrayRef obs_shape, FloatRows actions,
+                             c10::IntArrayRef action_shape, bool discrete_actions, const float* rewards,
+                             const float* dones, FloatRows values, FloatRows log_probs) {
+  RLZOO_CHECK(pos_ < n_steps_, "rollout buffer is full");
+  auto with_steps = [&](c10::IntArrayRef shape) {
+    std::vector<std::int64_t> sizes{n_steps_, n_envs_};
+    sizes.insert(sizes.end(), shape.begin(), shape.end());
+    return sizes;
+  };
+  const auto action_type = discrete_actions ? torch::kInt64 : torch::kFloat32;
+  if (obs_.empty()) {
+    obs_.push_back(torch::zeros(with_steps(obs_shape), torch::kFloat32));
+    actions_ = torch::zeros(with_steps(action_shape), action_type);
+  }
+  RLZOO_CHECK(obs_.size() == 1 && obs_[0].scalar_type() == torch::kFloat32 &&
+                  obs_[0].sizes() == c10::IntArrayRef(with_steps(obs_shape)) && actions_.scalar_type() == action_type &&
+                  actions_.sizes() == c10::IntArrayRef(with_steps(action_shape)) && !masks_.defined() &&
+                  !starts_.defined(),
+              "RolloutBuffer::add_rows: the rows do not match the buffer's storage");
+  const std::int64_t n = n_envs_, o = obs_[0].numel() / (n_steps_ * n), a = actions_.numel() / (n_steps_ * n);
+  auto copy = [n](float* dst, std::int64_t cols, FloatRows src) {
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) dst[r * cols + c] = src.data[r * src.row_stride + c];
+  };
+  copy(obs_[0].data_ptr<float>() + pos_ * n * o, o, obs);
+  if (discrete_actions) {
+    std::int64_t* dst = actions_.data_ptr<std::int64_t>() + pos_ * n * a;
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = 0; c < a; ++c) dst[r * a + c] = static_cast<std::int64_t>(actions.data[r * actions.row_stride + c]);
+  } else {
+    copy(actions_.data_ptr<float>() + pos_ * n * a, a, actions);
+  }
+  std::copy_n(rewards, n, rewards_.data_ptr<float>() + pos_ * n);
+  std::copy_n(dones, n, dones_.data_ptr<float>() + pos_ * n);
+  copy(values_.data_ptr<float>() + pos_ * n, 1, values);
+  copy(log_probs_.data_ptr<float>() + pos_ * n, 1, log_probs);
   ++pos_;
 }
 

@@ -46,6 +46,21 @@ class RolloutBuffer {
   void add(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions, const torch::Tensor& rewards,
            const torch::Tensor& dones, const torch::Tensor& values, const torch::Tensor& log_probs,
            const torch::Tensor& action_masks = {}, const torch::Tensor& episode_starts = {});
+  // N rows of float32 in plain memory, element j of row r at data[r * row_stride + j]: a
+  // column block of a trajectory's rows, say.
+  struct FloatRows {
+    const float* data = nullptr;
+    std::int64_t row_stride = 0;
+  };
+  // add() from plain memory, for a caller that holds a step's rows there (PPO's rounds: on a
+  // few envs a tensor per field and step costs more than the copy): one float32 observation
+  // field of obs_shape per env, actions of action_shape (stored as int64 when
+  // `discrete_actions`: the floats hold whole numbers), rewards and dones [N]; no masks, no
+  // episode starts. The storage is what add() makes for such tensors; either may follow the
+  // other.
+  void add_rows(FloatRows obs, c10::IntArrayRef obs_shape, FloatRows actions, c10::IntArrayRef action_shape,
+                bool discrete_actions, const float* rewards, const float* dones, FloatRows values,
+                FloatRows log_probs);
   // Recurrent policies: the state of the N envs before this rollout's first step, with the
   // batch at dimension 2 (ActorCritic's layout [S, layers, N, hidden]). Call after reset().
   void set_initial_state(const torch::Tensor& state) { initial_state_ = state.cpu().clone(); }

@@ -71,6 +71,20 @@ TEST(GoldenNumerics, Ppo) {
                  "70d42ee9868cb39a08cf2897d329ed586485bc0881045726a296d48797bf0d16"});
 }
 
+// A Gaussian policy with normalised observations and rewards, through two time-outs (Pendulum
+// ends at 200 steps): the acting and recording paths without tensors (ppo_acting_rows.h,
+// PpoAgent::record_round_rows) on their own. Recorded 2026-11-28 with both paths switched off,
+// then matched with them on, under each kernel.
+TEST(GoldenNumerics, PpoGaussianNormalised) {
+  expect_golden("ppo", "Pendulum-v1",
+                {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32",
+                 "hyperparams.normalize_obs=true", "hyperparams.normalize_reward=true"},
+                512,
+                {"5bd61781ef49fc674c6152b5aa15ae76d009ced2e4bb1869c36c546009a66f30",
+                 "4d161102b0ccce5d42316a5e76461e8177753d9180fa755bb2f94599d4c8d471",
+                 "4d161102b0ccce5d42316a5e76461e8177753d9180fa755bb2f94599d4c8d471"});
+}
+
 TEST(GoldenNumerics, Dqn) {
   expect_golden("dqn", "CartPole-v1", {"hyperparams.learning_starts=200"}, 1000,
                 {"41e241135bfd2812a135fb8132821cfb898025e7e865170c9c7e0c41cdd70739",

@@ -6,6 +6,7 @@
 #include "rl/buffers/rollout_buffer.h"
 #include "rl/nets/networks.h"
 #include "rl/nets/observation.h"
+#include "rl/normalizers.h"
 
 namespace rlzoo {
 namespace {
@@ -163,6 +164,77 @@ TEST(RolloutBuffer, RowsOfOtherDtypesAndStridedColumnsStoreAsCopyWould) {
   a.compute_returns_and_advantages(torch::zeros({4}), 0.9, 0.8);
   b.compute_returns_and_advantages(torch::zeros({4}), 0.9, 0.8);
   EXPECT_TRUE(torch::equal(a.advantages(), b.advantages()));
+}
+
+// add_rows() reads a step from plain memory laid out as a trajectory's extras rows ([actions,
+// log-prob, value, normalised obs] per env): the buffer must hold what add() stores for the
+// same step as tensors, for Box actions and for Discrete ones (whole-number floats to int64),
+// either way first; rows that do not fit the storage are refused.
+TEST(RolloutBuffer, AddRowsStoresWhatAddStores) {
+  constexpr std::int64_t n = 3, d = 2, o = 4, k = d + 2 + o;
+  const auto extras = torch::randn({2, n, k});
+  const auto rewards = torch::tensor({0.5f, -1.0f, 2.0f}), dones = torch::tensor({0.f, 1.f, 0.f});
+  for (const bool discrete : {false, true}) {
+    const auto rows = discrete ? extras.clone() : extras;
+    if (discrete) rows.select(2, 0).copy_(torch::tensor({{0.f, 2.f, 1.f}, {1.f, 1.f, 0.f}}));
+    const std::vector<std::int64_t> action_shape = discrete ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{d};
+    const std::int64_t a = discrete ? 1 : d;  // action floats in a row
+    auto tensors_of = [&](std::int64_t t) {
+      const auto e = rows[t];
+      return std::vector<torch::Tensor>{e.slice(1, k - o), discrete ? e.select(1, 0).to(torch::kInt64) : e.slice(1, 0, d),
+                                        e.select(1, a + 1), e.select(1, a)};
+    };
+    auto add_rows_of = [&](RolloutBuffer& buf, std::int64_t t) {
+      const float* e = rows[t].data_ptr<float>();
+      buf.add_rows({e + k - o, k}, {o}, {e, k}, action_shape, discrete, rewards.data_ptr<float>(),
+                   dones.data_ptr<float>(), {e + a + 1, k}, {e + a, k});
+    };
+    RolloutBuffer by_add(2, n), by_rows(2, n), mixed(2, n);
+    for (std::int64_t t = 0; t < 2; ++t) {
+      const auto x = tensors_of(t);
+      by_add.add({x[0]}, x[1], rewards, dones, x[2], x[3]);
+      add_rows_of(by_rows, t);
+    }
+    const auto x = tensors_of(1);
+    add_rows_of(mixed, 0);
+    mixed.add({x[0]}, x[1], rewards, dones, x[2], x[3]);
+    for (RolloutBuffer* buf : {&by_add, &by_rows, &mixed}) buf->compute_returns_and_advantages(torch::ones({n}), 0.9, 0.8);
+    for (RolloutBuffer* buf : {&by_rows, &mixed}) {
+      EXPECT_TRUE(torch::equal(buf->values(), by_add.values())) << discrete;
+      EXPECT_TRUE(torch::equal(buf->log_probs(), by_add.log_probs())) << discrete;
+      EXPECT_TRUE(torch::equal(buf->advantages(), by_add.advantages())) << discrete;
+      torch::manual_seed(3);
+      const auto got = buf->minibatches(6);
+      torch::manual_seed(3);
+      const auto want = by_add.minibatches(6);
+      EXPECT_TRUE(torch::equal(got[0].obs[0], want[0].obs[0])) << discrete;
+      EXPECT_TRUE(torch::equal(got[0].actions, want[0].actions)) << discrete;
+      EXPECT_EQ(got[0].actions.scalar_type(), want[0].actions.scalar_type()) << discrete;
+    }
+  }
+  RolloutBuffer other(2, n);
+  const float* e = extras[0].data_ptr<float>();
+  other.add_rows({e + k - o, k}, {o}, {e, k}, {d}, false, rewards.data_ptr<float>(), dones.data_ptr<float>(),
+                 {e + d + 1, k}, {e + d, k});
+  EXPECT_THROW(other.add_rows({e + k - o, k}, {o - 1}, {e, k}, {d}, false, rewards.data_ptr<float>(),
+                              dones.data_ptr<float>(), {e + d + 1, k}, {e + d, k}),
+               std::exception);  // another observation shape
+  EXPECT_THROW(other.add_rows({e + k - o, k}, {o}, {e, k}, {}, true, rewards.data_ptr<float>(), dones.data_ptr<float>(),
+                              {e + d + 1, k}, {e + d, k}),
+               std::exception);  // Discrete actions into Box storage
+}
+
+// update_rows() folds float32 rows into the statistics as update() folds the same tensor.
+TEST(ObservationNormalizer, UpdateRowsFoldsAsUpdate) {
+  const auto batches = torch::randn({3, 5, 4}) * 7 + 2;
+  ObservationNormalizer by_tensor(4), by_rows(4);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    by_tensor.update(batches[i]);
+    by_rows.update_rows(batches[i].data_ptr<float>(), 5);
+  }
+  EXPECT_EQ(by_rows.statistics().mean(), by_tensor.statistics().mean());
+  EXPECT_EQ(by_rows.statistics().var(), by_tensor.statistics().var());
+  EXPECT_EQ(by_rows.statistics().count(), by_tensor.statistics().count());
 }
 
 }  // namespace
