@@ -7,6 +7,8 @@
 #include "algorithms/dqn/dqn.h"
 #include "algorithms/dt/dt_agent.h"
 #include "algorithms/ppo/ppo.h"
+#include "algorithms/sac/sac.h"
+#include "algorithms/td3/td3.h"
 #include "algorithms/secbad/secbad_agent.h"
 #include "algorithms/pg/pg_agent.h"
 
@@ -17,6 +19,8 @@ void register_builtin_algorithms() {
   std::call_once(once, [] {
     register_ppo();
     register_dqn();
+    register_sac();
+    register_td3();
     dmc::register_dmc();
     pg::register_pg();
     secbad::register_secbad();

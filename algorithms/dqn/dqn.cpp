@@ -9,6 +9,7 @@
 #include "rl/gradient_guard.h"
 #include "rl/learner_device.h"
 #include "rl/nets/observation.h"
+#include "rl/nets/target_network.h"
 #include "rl/optim/zero_gradients.h"
 #include "rl/runtime/module_evaluator.h"
 #include "rl/runtime/runtime_setup.h"
@@ -41,12 +42,7 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
   q_target_ = QNetwork(spec_.observation_space, spec_.action_space, cfg_.policy);
   q_net_->to(device_);
   q_target_->to(device_);
-  {
-    torch::NoGradGuard no_grad;
-    const auto src = q_net_->parameters();
-    const auto dst = q_target_->parameters();
-    for (std::size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
-  }
+  copy_module(*q_net_, *q_target_);
   q_target_->eval();
   optimizer_ =
       std::make_unique<FusedAdam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
@@ -101,21 +97,7 @@ torch::Tensor DqnAgent::act(const std::vector<torch::Tensor>& obs, const ActOpti
   return epsilon_greedy(q, options.action_mask, exploration_rate());
 }
 
-void DqnAgent::update_target() {
-  torch::NoGradGuard no_grad;
-  const auto src = q_net_->parameters();
-  const auto dst = q_target_->parameters();
-  for (std::size_t i = 0; i < src.size(); ++i) {
-    if (cfg_.tau >= 1.0)
-      dst[i].copy_(src[i]);
-    else
-      dst[i].mul_(1.0 - cfg_.tau).add_(src[i], cfg_.tau);
-  }
-  // Buffers (none in our MLPs and CNNs today) are statistics, not weights: copied as SB3 does.
-  const auto sb = q_net_->buffers();
-  const auto db = q_target_->buffers();
-  for (std::size_t i = 0; i < sb.size(); ++i) db[i].copy_(sb[i]);
-}
+void DqnAgent::update_target() { polyak_update(*q_net_, *q_target_, cfg_.tau); }
 
 void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   const Space& space = spec_.observation_space;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rl/nets/policy_config.h"
+#include "rl/off_policy_config_checks.h"
 #include "core/config/schema.h"
 
 namespace rlzoo {
@@ -69,15 +70,8 @@ struct DqnConfig {
       "with runtime.actors = N > 1, actor i explores with epsilon^(1 + apex_alpha * i / (N - 1)) (Ape-X); 0: all alike",
       Bound::at_least(0));
     f("policy", &DqnConfig::policy, "Q network architecture (policy.dueling for a dueling head)");
-    f.check("gradient_steps", [](const DqnConfig& c) -> std::optional<std::string> {
-      if (c.gradient_steps == 0) return "must be >= 1, or -1 for as many as env steps collected";
-      return std::nullopt;
-    });
-    f.check("buffer_size", [](const DqnConfig& c) -> std::optional<std::string> {
-      if (c.buffer_size < 2 * c.n_envs)
-        return "must hold at least 2 transitions per env (n_envs = " + std::to_string(c.n_envs) + ")";
-      return std::nullopt;
-    });
+    f.check("gradient_steps", [](const DqnConfig& c) { return gradient_steps_problem(c.gradient_steps); });
+    f.check("buffer_size", [](const DqnConfig& c) { return buffer_size_problem(c.buffer_size, c.n_envs); });
     f.check("policy", [](const DqnConfig& c) -> std::optional<std::string> {
       if (c.policy.ortho_init)
         return "policy.ortho_init is not supported by DQN (its Q network keeps LibTorch's default init, as SB3)";

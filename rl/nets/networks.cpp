@@ -7,9 +7,6 @@
 
 namespace rlzoo {
 
-namespace {
-// The Linear layers of `trunk` followed by `head` (null: none), as a fused chain when the
-// trunk's activation is one the fused path computes.
 std::optional<FusedMlp> fused_chain(const Mlp& trunk, const torch::nn::Linear& head) {
   if (!fused_mlp_activation(trunk->activation())) return std::nullopt;
   std::vector<torch::nn::Linear> layers = trunk->linears();
@@ -17,6 +14,8 @@ std::optional<FusedMlp> fused_chain(const Mlp& trunk, const torch::nn::Linear& h
   if (layers.empty()) return std::nullopt;
   return FusedMlp(std::move(layers), trunk->activation(), /*linear_output=*/!head.is_empty());
 }
+
+namespace {
 
 void check_observation_field(const Space& s, const std::string& where) {
   switch (s.kind()) {

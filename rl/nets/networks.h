@@ -22,6 +22,10 @@
 
 namespace rlzoo {
 
+// The Linear layers of `trunk` followed by `head` (null: none) as one fused chain, or nothing
+// when the trunk's activation is not one the fused path computes (or there are no layers).
+std::optional<FusedMlp> fused_chain(const Mlp& trunk, const torch::nn::Linear& head);
+
 // Turns the observation tensors of observation_tensors() into one feature vector [B, F].
 class ObservationEncoderImpl : public torch::nn::Module {
  public:

@@ -25,8 +25,8 @@ AlgorithmCheckOptions settings(std::string env, std::vector<std::string> overrid
 
 // The ids the suite below is instantiated with (sorted), the keys of checked_algorithms().
 std::vector<std::string> checked_ids() {
-  return {"bc",    "belief_oracle", "belief_ppo", "dmc",      "dqn",   "dt",
-          "gpomdp", "ppo",          "secbad",     "srvrpg",   "storm_pg", "svrpg", "varibad"};
+  return {"bc",  "belief_oracle", "belief_ppo", "ddpg",  "dmc",   "dqn", "dt",     "gpomdp",
+          "ppo", "sac",           "secbad",     "srvrpg", "storm_pg", "svrpg", "td3", "varibad"};
 }
 
 // Short-run settings per algorithm: a few cycles of each in well under a second or two.
@@ -49,6 +49,14 @@ std::map<std::string, AlgorithmCheckOptions> checked_algorithms() {
   std::map<std::string, AlgorithmCheckOptions> m;
   m["ppo"] = settings("CartPole-v1", ppo, 128);
   m["dqn"] = settings("CartPole-v1", dqn, 128);
+  const std::vector<std::string> off_policy_continuous{
+      "hyperparams.learning_starts=32", "hyperparams.train_freq=16", "hyperparams.gradient_steps=2",
+      "hyperparams.buffer_size=1000",   "hyperparams.batch_size=16",  "hyperparams.policy.hidden=[16, 16]"};
+  m["sac"] = settings("Pendulum-v1", off_policy_continuous, 128);
+  m["ddpg"] = settings("Pendulum-v1", off_policy_continuous, 128);
+  auto td3 = off_policy_continuous;
+  td3.push_back("hyperparams.action_noise=ornstein_uhlenbeck");  // the noise state goes into checkpoints too
+  m["td3"] = settings("Pendulum-v1", td3, 128);
   for (const char* id : {"gpomdp", "svrpg", "srvrpg", "storm_pg"}) m[id] = settings("CartPole-v1", pg, 120);
   for (const char* id : {"secbad", "varibad", "belief_oracle", "belief_ppo"})
     m[id] = settings("SecbadGrid-v0", belief, 240);

@@ -135,9 +135,12 @@ TEST(TrainCli, BadInputIsOneClearLine) {
   r = rlzoo("eval /nonexistent/run");
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("/nonexistent/run: no such agent or run directory"));
-  r = rlzoo("train sac CartPole-v1 -q");
+  r = rlzoo("train a2c CartPole-v1 -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("unknown algorithm 'sac'"));
+  EXPECT_THAT(r.err, HasSubstr("unknown algorithm 'a2c'"));
+  r = rlzoo("train sac CartPole-v1 -q");  // a known algorithm on the wrong kind of env
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("key 'env': sac learns on Box actions; env CartPole-v1 has Discrete(2) actions"));
 }
 
 }  // namespace

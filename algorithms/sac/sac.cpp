@@ -1,0 +1,178 @@
+#include "algorithms/sac/sac.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "algorithms/sac/sac_loss.h"
+#include "rl/gradient_guard.h"
+#include "rl/nets/observation.h"
+#include "rl/nets/target_network.h"
+#include "rl/optim/zero_gradients.h"
+#include "rl/runtime/module_evaluator.h"
+#include "rl/training_monitor.h"
+#include "core/torch/device.h"
+#include "core/torch/tensor_io.h"
+
+namespace rlzoo {
+
+SacAgent::SacAgent(const AgentSetup& setup) : ContinuousOffPolicyAgent(setup, "sac") {
+  cfg_ = parse_config<SacConfig>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
+  ent_ = *parse_entropy_coefficient(cfg_.ent_coef);
+  target_entropy_ = cfg_.entropy_target(scaling_.dim());
+  torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
+  // Made on the CPU, then moved: the same seed gives the same initial weights on every device.
+  const auto d = scaling_.dim();
+  const int n_critics = static_cast<int>(cfg_.n_critics);
+  actor_ = SquashedGaussianActor(spec_.observation_space, d, cfg_.policy);
+  critic_ = ContinuousCritic(spec_.observation_space, d, cfg_.policy, n_critics);
+  critic_target_ = ContinuousCritic(spec_.observation_space, d, cfg_.policy, n_critics);
+  copy_module(*critic_, *critic_target_);
+  for (auto& p : critic_target_->parameters()) p.requires_grad_(false);
+  actor_->to(device_);
+  critic_->to(device_);
+  critic_target_->to(device_);
+  log_ent_coef_ = torch::full({1}, std::log(ent_.initial)).to(device_).requires_grad_(ent_.learned);
+  const auto adam = torch::optim::AdamOptions(cfg_.learning_rate);
+  actor_optimizer_ = std::make_unique<FusedAdam>(actor_->parameters(), adam);
+  critic_optimizer_ = std::make_unique<FusedAdam>(critic_->parameters(), adam);
+  if (ent_.learned) ent_optimizer_ = std::make_unique<FusedAdam>(std::vector<torch::Tensor>{log_ent_coef_}, adam);
+  set_settings({cfg_.buffer_size, cfg_.learning_starts, cfg_.batch_size, cfg_.gamma, cfg_.n_step, cfg_.train_freq,
+                cfg_.gradient_steps, cfg_.n_envs, ContinuousActing::squashed_gaussian, ActionNoise{}});
+}
+
+YAML::Node SacAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
+
+std::vector<torch::Tensor> SacAgent::learner_parameters() {
+  std::vector<torch::Tensor> params = actor_->parameters();
+  for (const auto& p : critic_->parameters()) params.push_back(p);
+  for (const auto& p : critic_target_->parameters()) params.push_back(p);
+  params.push_back(log_ent_coef_);
+  return params;
+}
+
+double SacAgent::entropy_coefficient() const {
+  return ent_.learned ? std::exp(log_ent_coef_.item<double>()) : ent_.initial;
+}
+
+torch::Tensor SacAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
+  torch::NoGradGuard no_grad;
+  auto [mean, log_std] = actor_->forward(to_device(obs, device_));
+  mean = mean.cpu().to(torch::kFloat64).contiguous();
+  torch::Tensor unit;
+  if (options.deterministic) {
+    unit = torch::tanh(mean);
+  } else {
+    const auto std_dev = log_std.cpu().to(torch::kFloat64).exp().contiguous();
+    unit = torch::empty_like(mean);
+    const double* m = mean.data_ptr<double>();
+    const double* s = std_dev.data_ptr<double>();
+    double* u = unit.data_ptr<double>();
+    for (std::int64_t i = 0; i < mean.numel(); ++i) u[i] = std::tanh(m[i] + s[i] * rng_.normal());
+  }
+  return scaling_.to_env(unit);
+}
+
+void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
+  const Space& space = spec_.observation_space;
+  const auto actor_params = actor_->parameters(), critic_params = critic_->parameters();
+  double actor_sum = 0, critic_sum = 0, alpha_sum = 0, ent_loss_sum = 0;
+  for (std::int64_t step = 0; step < gradient_steps; ++step) {
+    const UpdateWhere where{"SAC gradient step", n_updates_ + 1, num_timesteps_};
+    // Sampled and decoded on the CPU, where the buffer lives; used on the device.
+    const ReplaySample s = sample();
+    const auto obs = to_device(observation_tensors(space, s.obs), device_);
+    const auto actions = unit_actions(s.actions).to(device_);
+    const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
+                        terminated = s.terminated.to(device_);
+    // The policy's actions on the batch (reparameterised), then the entropy coefficient's step.
+    const auto [mean, log_std] = actor_->forward(obs);
+    const SquashedSample pi = squashed_gaussian_sample(mean, log_std, torch::randn_like(mean));
+    const double alpha = entropy_coefficient();  // before this step's update, as SB3
+    if (ent_.learned) {
+      const auto ent_loss = sac_entropy_loss(log_ent_coef_, pi.log_prob, target_entropy_);
+      zero_gradients(*ent_optimizer_);
+      ent_loss.backward();
+      clip_and_check_gradients({log_ent_coef_}, 0.0, ent_loss, where);
+      ent_optimizer_->step();
+      ent_loss_sum += ent_loss.item<double>();
+    }
+    torch::Tensor target;
+    {
+      torch::NoGradGuard no_grad;
+      const auto next = to_device(observation_tensors(space, s.next_obs), device_);
+      const auto [next_mean, next_log_std] = actor_->forward(next);
+      const SquashedSample next_pi = squashed_gaussian_sample(next_mean, next_log_std, torch::randn_like(next_mean));
+      target = sac_critic_target(critic_target_->forward(next, next_pi.actions), next_pi.log_prob, rewards, discounts,
+                                 terminated, alpha);
+    }
+    const auto critic_loss = sac_critic_loss(critic_->forward(obs, actions), target);
+    zero_gradients(*critic_optimizer_);
+    critic_loss.backward();
+    clip_and_check_gradients(critic_params, 0.0, critic_loss, where);
+    critic_optimizer_->step();
+    const auto actor_loss = sac_actor_loss(critic_->forward(obs, pi.actions), pi.log_prob, alpha);
+    zero_gradients(*actor_optimizer_);
+    actor_loss.backward();
+    clip_and_check_gradients(actor_params, 0.0, actor_loss, where);
+    actor_optimizer_->step();
+    ++n_updates_;
+    if (n_updates_ % cfg_.target_update_interval == 0) polyak_update(*critic_, *critic_target_, cfg_.tau);
+    actor_sum += actor_loss.item<double>();
+    critic_sum += critic_loss.item<double>();
+    alpha_sum += alpha;
+  }
+  Logger& log = monitor.logger();
+  const double steps = static_cast<double>(std::max<std::int64_t>(gradient_steps, 1));
+  log.record("train/ent_coef", alpha_sum / steps);
+  log.record("train/actor_loss", actor_sum / steps);
+  log.record("train/critic_loss", critic_sum / steps);
+  if (ent_.learned) log.record("train/ent_coef_loss", ent_loss_sum / steps);
+  log.record("train/learning_rate", cfg_.learning_rate);
+  log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
+}
+
+std::shared_ptr<BatchEvaluator> SacAgent::acting_evaluator(const ModuleParameterStore* store) const {
+  SquashedGaussianActor actor =
+      store ? SquashedGaussianActor(spec_.observation_space, scaling_.dim(), cfg_.policy) : actor_;
+  return std::make_shared<ModuleEvaluator>(
+      spec_.observation_space, static_cast<std::size_t>(2 * scaling_.dim()), actor.ptr(),
+      [actor](const std::vector<torch::Tensor>& obs) mutable {
+        auto [mean, log_std] = actor->forward(obs);
+        return torch::cat({mean, log_std}, 1);
+      },
+      store);
+}
+
+void SacAgent::save_networks(CheckpointWriter& w) const {
+  w.add("actor.pt", save_module(*actor_));
+  w.add("critic.pt", save_module(*critic_));
+  w.add("critic_target.pt", save_module(*critic_target_));
+  w.add("actor_optimizer.pt", save_optimizer(*actor_optimizer_));
+  w.add("critic_optimizer.pt", save_optimizer(*critic_optimizer_));
+  if (ent_optimizer_) w.add("ent_coef_optimizer.pt", save_optimizer(*ent_optimizer_));
+  w.add("log_ent_coef.pt", save_tensors({{"log_ent_coef", log_ent_coef_.detach().cpu()}}));
+}
+
+void SacAgent::load_networks(const CheckpointReader& reader) {
+  load_module(*actor_, reader, "actor.pt");
+  load_module(*critic_, reader, "critic.pt");
+  load_module(*critic_target_, reader, "critic_target.pt");
+  load_optimizer(*actor_optimizer_, reader, "actor_optimizer.pt");
+  load_optimizer(*critic_optimizer_, reader, "critic_optimizer.pt");
+  if (ent_optimizer_) load_optimizer(*ent_optimizer_, reader, "ent_coef_optimizer.pt");
+  const TensorMap saved = load_tensors(reader, "log_ent_coef.pt");
+  const auto it = saved.find("log_ent_coef");
+  if (it == saved.end() || it->second.numel() != 1)
+    throw UserError(fmt::format("{}: no log_ent_coef of one value", (reader.dir() / "log_ent_coef.pt").string()));
+  torch::NoGradGuard no_grad;
+  log_ent_coef_.copy_(it->second);
+}
+
+void register_sac() {
+  register_algorithm("sac", algorithm_entry<SacAgent, SacConfig>(
+                                "Soft Actor-Critic (float Box actions with finite bounds; SB3's conventions)",
+                                continuous_off_policy_capabilities()));
+}
+
+}  // namespace rlzoo

@@ -1,0 +1,68 @@
+// TD3 (Fujimoto et al. 2018) and DDPG (Lillicrap et al. 2016) as Stable-Baselines3 runs them:
+// a deterministic tanh actor and its target, n_critics Q networks and their targets (Polyak
+// `tau`), the actor and every target updated once per policy_delay critic steps, the critics'
+// target taken at target-policy-smoothed next actions (noise target_policy_noise clipped at
+// target_noise_clip), exploration by optional action noise (normal or Ornstein-Uhlenbeck),
+// uniformly random actions before learning_starts. DDPG is this agent with one critic, no
+// delay and no smoothing (DdpgConfig). Float Box actions with finite bounds, [-1, 1] units.
+// Hyperparameters: algorithms/td3/td3_config.h; the arithmetic: td3_loss.h. The envs, the
+// replay buffer, the rounds and acting are the shared half's (rl/continuous_off_policy_agent.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rl/algorithm_registry.h"
+#include "rl/continuous_off_policy_agent.h"
+#include "rl/nets/continuous_control.h"
+#include "rl/optim/fused_adam.h"
+#include "algorithms/td3/td3_config.h"
+
+namespace rlzoo {
+
+class Td3Agent : public ContinuousOffPolicyAgent {
+ public:
+  // `id` is "td3" or "ddpg"; `config` its parsed settings and `resolved` them as its config
+  // type writes them (DDPG's without TD3's own keys).
+  Td3Agent(const AgentSetup& setup, const std::string& id, const Td3Config& config, YAML::Node resolved);
+
+  std::string algorithm() const override { return id_; }
+  // The actor's action (plus the configured action noise when not options.deterministic, drawn
+  // from the agent's own stream), in the Box's units.
+  torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
+
+  const Td3Config& hyperparams() const { return cfg_; }
+  DeterministicActor& actor() { return actor_; }
+  ContinuousCritic& critic() { return critic_; }
+
+ protected:
+  std::vector<torch::Tensor> learner_parameters() override;
+  YAML::Node resolved_hyperparams() const override;
+  void train(std::int64_t gradient_steps, TrainingMonitor& monitor) override;
+  std::shared_ptr<BatchEvaluator> acting_evaluator(const ModuleParameterStore* store) const override;
+  const torch::nn::Module& acting_network() const override { return *actor_; }
+  void save_networks(CheckpointWriter& writer) const override;
+  void load_networks(const CheckpointReader& reader) override;
+
+ private:
+  std::string id_;
+  Td3Config cfg_;
+  YAML::Node resolved_;
+  DeterministicActor actor_{nullptr}, actor_target_{nullptr};
+  ContinuousCritic critic_{nullptr}, critic_target_{nullptr};
+  std::unique_ptr<FusedAdam> actor_optimizer_, critic_optimizer_;
+};
+
+// The registry's makers: TD3 and DDPG from their own configs.
+class Td3FromPreset : public Td3Agent {
+ public:
+  explicit Td3FromPreset(const AgentSetup& setup);
+};
+class DdpgFromPreset : public Td3Agent {
+ public:
+  explicit DdpgFromPreset(const AgentSetup& setup);
+};
+
+void register_td3();
+
+}  // namespace rlzoo
