@@ -72,7 +72,7 @@ bool ContinuousActorPolicy::act(const ActBatch& b) {
     }
   }
   if (noise_.kind != ActionNoise::Kind::none) {
-    std::vector<double>& ou = schedule_.shared_noise_state ? *schedule_.shared_noise_state : own_noise_state_;
+    std::vector<double>& ou = noise_state_;
     if (noise_.kind == ActionNoise::Kind::ornstein_uhlenbeck) ou.resize(static_cast<std::size_t>(b.rows * d), 0.0);
     for (std::int64_t r = 0; r < b.rows; ++r) {
       Rng& rng = stream(r);

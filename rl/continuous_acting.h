@@ -5,9 +5,10 @@
 // Box's bounds.
 //
 // Randomness comes from rlzoo's Rng, not LibTorch's generator: on the inline backend every row
-// draws from the agent's own stream in row order and the Ornstein-Uhlenbeck state is the
-// agent's (a checkpoint holds both); on actor threads each env has its own stream keyed by its
-// global index. An actor's step counts against learning_starts as the global env step it
+// draws from the agent's own stream in row order (a checkpoint holds it); on actor threads each
+// env has its own stream keyed by its global index. The Ornstein-Uhlenbeck state is the
+// policy's: it starts from 0 with each episode and with each learn() (where every env starts
+// one), as SB3 resets its noise when learning starts. An actor's step counts against learning_starts as the global env step it
 // corresponds to (start + step x total envs).
 #pragma once
 
@@ -40,7 +41,6 @@ struct ContinuousActingSchedule {
   std::int64_t total_envs = 1;       // envs over all actors
   std::uint64_t seed = 0;            // per-env streams: derive_seed(seed, global env index)
   Rng* shared_stream = nullptr;      // set: every row draws from it instead (the inline backend)
-  std::vector<double>* shared_noise_state = nullptr;  // set: the OU state lives there (inline)
 };
 
 class ContinuousActorPolicy : public ActorPolicy {
@@ -59,7 +59,7 @@ class ContinuousActorPolicy : public ActorPolicy {
   ContinuousActingSchedule schedule_;
   std::int64_t first_env_ = -1;
   std::vector<Rng> rngs_;
-  std::vector<double> own_noise_state_;
+  std::vector<double> noise_state_;  // Ornstein-Uhlenbeck, rows x dim
   std::vector<float> rows_, unit_;
 };
 

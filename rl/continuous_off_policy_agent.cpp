@@ -110,7 +110,6 @@ void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
       venv_->reset(static_cast<std::uint64_t>(preset().seed));
     }
     schedule.shared_stream = &rng_;
-    schedule.shared_noise_state = &noise_state_;
     ContinuousActorPolicy policy(acting_evaluator(nullptr), scaling_, settings_.acting, settings_.noise, schedule);
     const std::int64_t n_envs = venv_->num_envs();
     InlineSourceOptions options;
@@ -143,8 +142,7 @@ CheckpointWriter ContinuousOffPolicyAgent::checkpoint() const {
   save_networks(w);
   w.add_json("state.json", nlohmann::json{{"num_timesteps", num_timesteps_},
                                           {"n_updates", n_updates_},
-                                          {"acting_rng", rng_.state()},
-                                          {"noise_state", noise_state_}});
+                                          {"acting_rng", rng_.state()}});
   if (buffer_ && setup().preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
   add_training_envs(w, venv_.get());
   return w;
@@ -158,7 +156,6 @@ void ContinuousOffPolicyAgent::restore(const CheckpointReader& reader) {
     num_timesteps_ = state.at("num_timesteps").get<std::int64_t>();
     n_updates_ = state.at("n_updates").get<std::int64_t>();
     rng_.set_state(state.at("acting_rng").get<std::string>());
-    noise_state_ = state.at("noise_state").get<std::vector<double>>();
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("{}: bad {} state: {}", (reader.dir() / "state.json").string(), id_, e.what()));
   }

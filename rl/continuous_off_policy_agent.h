@@ -3,7 +3,7 @@
 // final observation, n-step returns optional), train_freq rounds with gradient_steps after
 // learning_starts, acting through ContinuousActorPolicy (rl/continuous_acting.h) on the inline
 // and the actor-thread backends, and the checkpoint parts every one of them saves (counters,
-// the acting stream and noise state, the buffer, the envs mid-episode). An algorithm adds its
+// the acting stream, the buffer, the envs mid-episode). An algorithm adds its
 // networks, their update (train()) and how they are saved.
 #pragma once
 
@@ -92,7 +92,6 @@ class ContinuousOffPolicyAgent : public Agent {
 
   std::string id_;
   OffPolicySettings settings_;
-  std::vector<double> noise_state_;  // the OU state of the inline backend's envs
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<ReplayBuffer> buffer_;
 };

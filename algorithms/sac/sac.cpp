@@ -117,7 +117,8 @@ void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     clip_and_check_gradients(actor_params, 0.0, actor_loss, where);
     actor_optimizer_->step();
     ++n_updates_;
-    if (n_updates_ % cfg_.target_update_interval == 0) polyak_update(*critic_, *critic_target_, cfg_.tau);
+    // SB3 counts within the training phase: the first gradient step of each phase updates too.
+    if (step % cfg_.target_update_interval == 0) polyak_update(*critic_, *critic_target_, cfg_.tau);
     actor_sum += actor_loss.item<double>();
     critic_sum += critic_loss.item<double>();
     alpha_sum += alpha;

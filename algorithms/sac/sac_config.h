@@ -82,7 +82,7 @@ struct SacConfig {
     f("ent_coef", &SacConfig::ent_coef,
       "entropy coefficient: auto (learned from 1.0), auto_<x> (learned from x) or a fixed number > 0");
     f("target_entropy", &SacConfig::target_entropy, "entropy the learned coefficient aims at: auto (-dim(A)) or a number");
-    f("target_update_interval", &SacConfig::target_update_interval, "gradient steps between target updates",
+    f("target_update_interval", &SacConfig::target_update_interval, "target update at the first gradient step of each training phase and every this many after (SB3's count)",
       Bound::at_least(1));
     f("n_critics", &SacConfig::n_critics, "Q networks (the target takes their minimum)", Bound::at_least(1));
     f("n_envs", &SacConfig::n_envs, "parallel envs", Bound::at_least(1));

@@ -55,7 +55,7 @@ std::map<std::string, AlgorithmCheckOptions> checked_algorithms() {
   m["sac"] = settings("Pendulum-v1", off_policy_continuous, 128);
   m["ddpg"] = settings("Pendulum-v1", off_policy_continuous, 128);
   auto td3 = off_policy_continuous;
-  td3.push_back("hyperparams.action_noise=ornstein_uhlenbeck");  // the noise state goes into checkpoints too
+  td3.push_back("hyperparams.action_noise=ornstein_uhlenbeck");  // resumes exactly with OU noise too
   m["td3"] = settings("Pendulum-v1", td3, 128);
   for (const char* id : {"gpomdp", "svrpg", "srvrpg", "storm_pg"}) m[id] = settings("CartPole-v1", pg, 120);
   for (const char* id : {"secbad", "varibad", "belief_oracle", "belief_ppo"})
