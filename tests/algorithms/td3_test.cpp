@@ -8,6 +8,7 @@
 #include "algorithms/td3/td3.h"
 #include "algorithms/td3/td3_loss.h"
 #include "rl/agent.h"
+#include "rl/nets/target_network.h"
 #include "rl/training_monitor.h"
 #include "tests/support/builtin_registries.h"
 
@@ -30,6 +31,25 @@ TEST(Td3Loss, SmoothingTargetAndCriticLossByHand) {
   EXPECT_NEAR(td3_critic_loss(torch::tensor({{1.0, 2.0}, {2.0, 1.0}}), torch::tensor({0.0, 0.0}) + torch::tensor({0.0, 0.0}))
                   .item<double>(),
               0.5 * (1 + 4) + 0.5 * (4 + 1), 1e-6);
+}
+
+// polyak_update (rl/nets/target_network.h), every off-policy learner's target step:
+// dst = (1 - tau) dst + tau src on the parameters, a copy at tau = 1, buffers copied.
+TEST(TargetNetwork, PolyakUpdateByHand) {
+  torch::nn::Linear src(2, 1), dst(2, 1);
+  {
+    torch::NoGradGuard no_grad;
+    src->weight.copy_(torch::tensor({{1.0f, 2.0f}}));
+    src->bias.fill_(4.0f);
+    dst->weight.copy_(torch::tensor({{-1.0f, 0.0f}}));
+    dst->bias.fill_(0.0f);
+  }
+  polyak_update(*src, *dst, 0.25);
+  EXPECT_TRUE(torch::allclose(dst->weight, torch::tensor({{-0.5f, 0.5f}})));
+  EXPECT_NEAR(dst->bias.item<float>(), 1.0f, 1e-6);
+  copy_module(*src, *dst);
+  EXPECT_TRUE(torch::equal(dst->weight, src->weight));
+  EXPECT_TRUE(torch::equal(dst->bias, src->bias));
 }
 
 TEST(Td3Agent, DdpgHasNoneOfTd3sOwnKeysAndEachRefusesBadSettingsAtTheirKey) {
