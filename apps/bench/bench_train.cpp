@@ -1,6 +1,7 @@
 // `rlzoo bench train`: wall-clock and env steps until the mean return of the last 10
-// training episodes first reaches 475 on CartPole-v1, for PPO and DQN with their presets
-// (median of 3 seeds), plus training throughput; CleanRL's figures are printed as references.
+// training episodes first reaches a target, plus training throughput (medians over seeds):
+// 475 on CartPole-v1 for PPO and DQN (CleanRL's figures printed as references), -200 on
+// Pendulum-v1 for SAC and TD3 (RLtools' sizes; its figure is measured beside, not printed).
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -50,11 +51,25 @@ struct TrainBenchOptions {
   std::int64_t max_steps = 500'000;
 };
 
-void bench_algorithm(const std::string& algo, const TrainBenchOptions& o, double reference_seconds,
-                     double reference_steps, double reference_rate, const std::string& reference_name) {
+// What one algorithm's lines measure.
+struct TrainTask {
+  std::string env;
+  double target;
+  std::optional<std::string> reference;  // a published figure printed beside ours
+  double reference_seconds = 0, reference_steps = 0, reference_rate = 0;
+};
+
+std::optional<TrainTask> train_task(const std::string& algo) {
+  if (algo == "ppo") return TrainTask{"CartPole-v1", 475.0, "cleanrl_ppo", 21.0, 154e3, 8100};
+  if (algo == "dqn") return TrainTask{"CartPole-v1", 475.0, "cleanrl_dqn", 35.0, 242e3, 6900};
+  if (algo == "sac" || algo == "td3") return TrainTask{"Pendulum-v1", -200.0, std::nullopt};
+  return std::nullopt;
+}
+
+void bench_algorithm(const std::string& algo, const TrainTask& task, const TrainBenchOptions& o) {
   // A preset tuned for this benchmark (configs/bench/) when there is one, else the algorithm's.
-  std::string preset = fmt::format("{}/bench/{}/CartPole-v1.yaml", o.configs, algo);
-  if (!std::filesystem::exists(preset)) preset = fmt::format("{}/{}/CartPole-v1.yaml", o.configs, algo);
+  std::string preset = fmt::format("{}/bench/{}/{}.yaml", o.configs, algo, task.env);
+  if (!std::filesystem::exists(preset)) preset = fmt::format("{}/{}/{}.yaml", o.configs, algo, task.env);
   std::vector<double> seconds, steps, rates;
   int reached = 0;
   for (int seed = 0; seed < o.seeds; ++seed) {
@@ -63,7 +78,7 @@ void bench_algorithm(const std::string& algo, const TrainBenchOptions& o, double
     auto agent = Agent::from_preset(preset, {fmt::format("seed={}", seed)});
     agent->set_progress_bar(false);
     CallbackList callbacks;
-    auto timer = std::make_unique<TimeToThreshold>(475.0, 10);
+    auto timer = std::make_unique<TimeToThreshold>(task.target, 10);
     auto* t = timer.get();
     callbacks.add(std::move(timer));
     const auto start = std::chrono::steady_clock::now();
@@ -79,39 +94,40 @@ void bench_algorithm(const std::string& algo, const TrainBenchOptions& o, double
       steps.push_back(std::numeric_limits<double>::infinity());
     }
   }
+  const std::string to = fmt::format("{:g}", task.target);
   const nlohmann::json extra{{"preset", preset}, {"seeds", o.seeds}, {"reached", reached}, {"per_seed", seconds}};
   const double med_s = median(seconds), med_steps = median(steps);
-  print_bench_line(fmt::format("train/{}/CartPole-v1/seconds_to_475", algo), std::isfinite(med_s) ? med_s : -1.0, "s",
-                   nullptr, extra);
-  print_bench_line(fmt::format("train/{}/CartPole-v1/steps_to_475", algo), std::isfinite(med_steps) ? med_steps : -1.0,
-                   "env-steps", nullptr, {{"preset", preset}, {"per_seed", steps}});
-  print_bench_line(fmt::format("train/{}/CartPole-v1/train_steps_per_s", algo), median(rates), "env-steps/s", nullptr,
+  print_bench_line(fmt::format("train/{}/{}/seconds_to_{}", algo, task.env, to), std::isfinite(med_s) ? med_s : -1.0,
+                   "s", nullptr, extra);
+  print_bench_line(fmt::format("train/{}/{}/steps_to_{}", algo, task.env, to),
+                   std::isfinite(med_steps) ? med_steps : -1.0, "env-steps", nullptr,
+                   {{"preset", preset}, {"per_seed", steps}});
+  print_bench_line(fmt::format("train/{}/{}/train_steps_per_s", algo, task.env), median(rates), "env-steps/s", nullptr,
                    {{"preset", preset}, {"per_seed", rates}});
-  const nlohmann::json ref{{"reference", true}, {"source", "issue #3: " + reference_name + " on this kind of machine, 1 thread"}};
-  print_bench_line(fmt::format("reference/{}/seconds_to_475", reference_name), reference_seconds, "s", nullptr, ref);
-  print_bench_line(fmt::format("reference/{}/steps_to_475", reference_name), reference_steps, "env-steps", nullptr, ref);
-  print_bench_line(fmt::format("reference/{}/steps_per_s", reference_name), reference_rate, "env-steps/s", nullptr, ref);
+  if (!task.reference) return;
+  const std::string& name = *task.reference;
+  const nlohmann::json ref{{"reference", true}, {"source", "issue #3: " + name + " on this kind of machine, 1 thread"}};
+  print_bench_line(fmt::format("reference/{}/seconds_to_{}", name, to), task.reference_seconds, "s", nullptr, ref);
+  print_bench_line(fmt::format("reference/{}/steps_to_{}", name, to), task.reference_steps, "env-steps", nullptr, ref);
+  print_bench_line(fmt::format("reference/{}/steps_per_s", name), task.reference_rate, "env-steps/s", nullptr, ref);
 }
 
 }  // namespace
 
 void add_train_bench_command(CLI::App& bench) {
-  auto* cmd = bench.add_subcommand("train", "Time and env steps to a 475 mean return on CartPole-v1, PPO and DQN");
+  auto* cmd = bench.add_subcommand(
+      "train", "Time and env steps to a target mean return: 475 on CartPole-v1 (ppo, dqn), -200 on Pendulum-v1 (sac, td3)");
   auto o = std::make_shared<TrainBenchOptions>();
   auto algos = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"ppo", "dqn"});
-  cmd->add_option("--algos", *algos, "Algorithms to measure");
-  cmd->add_option("--configs", o->configs, "Preset folder (uses <folder>/bench/<algo>/CartPole-v1.yaml, else <folder>/<algo>/CartPole-v1.yaml)");
+  cmd->add_option("--algos", *algos, "Algorithms to measure (ppo, dqn, sac, td3)")->delimiter(',');
+  cmd->add_option("--configs", o->configs,
+                  "Preset folder (uses <folder>/bench/<algo>/<env>.yaml, else <folder>/<algo>/<env>.yaml)");
   cmd->add_option("--seeds", o->seeds, "Seeds (the median is printed)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-steps", o->max_steps, "Give up after this many env steps per seed")->check(CLI::PositiveNumber);
   cmd->callback([o, algos] {
-    for (const auto& a : *algos) {
-      if (a == "ppo")
-        bench_algorithm(a, *o, 21.0, 154e3, 8100, "cleanrl_ppo");
-      else if (a == "dqn")
-        bench_algorithm(a, *o, 35.0, 242e3, 6900, "cleanrl_dqn");
-      else
-        throw UserError(fmt::format("bench train: no reference for algorithm '{}' (ppo, dqn)", a));
-    }
+    for (const auto& a : *algos)
+      if (!train_task(a)) throw UserError(fmt::format("bench train: no task for algorithm '{}' (ppo, dqn, sac, td3)", a));
+    for (const auto& a : *algos) bench_algorithm(a, *train_task(a), *o);
   });
 }
 
