@@ -4,6 +4,7 @@
 
 #include "rl/agent_checkpoint.h"
 #include "rl/algorithm_registry.h"
+#include "rl/buffers/replay_rounds.h"
 #include "rl/learner_device.h"
 #include "rl/runtime/runtime_setup.h"
 #include "rl/training_monitor.h"
@@ -71,24 +72,13 @@ ReplaySample ContinuousOffPolicyAgent::sample() const {
 bool ContinuousOffPolicyAgent::learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
                                                 CallbackList* callbacks) {
   ensure_buffer();
-  if (round.num_envs() != buffer_->n_envs())
-    throw UserError(fmt::format("{}: a round of {} envs for a replay buffer of {} envs", id_, round.num_envs(),
-                                buffer_->n_envs()));
-  bool stop = false;
-  std::int64_t collected = 0;
-  for (std::int64_t t = 0; t < round.num_steps() && num_timesteps_ < end && !stop; ++t) {
-    ++collected;
-    const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
-                                round.episode_lengths_at(t)};
-    buffer_->add(round.obs_at(t), round.actions_at(t), round.rewards_at(t), episodes.terminated, episodes.truncated,
-                 round.next_obs_at(t), round.final_obs_at(t));
-    num_timesteps_ += buffer_->n_envs();
-    if (!monitor.after_step(*this, episodes, num_timesteps_, callbacks)) stop = true;
-  }
+  const StoredRound stored = store_round(*buffer_, round, end, num_timesteps_, id_, [&](const StepEpisodes& episodes) {
+    return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
+  });
   // SB3 does not train after a callback asked to stop.
-  if (!stop && num_timesteps_ > settings_.learning_starts)
-    train(settings_.gradient_steps > 0 ? settings_.gradient_steps : collected * buffer_->n_envs(), monitor);
-  return !stop;
+  if (!stored.stopped && num_timesteps_ > settings_.learning_starts)
+    train(settings_.gradient_steps > 0 ? settings_.gradient_steps : stored.collected * buffer_->n_envs(), monitor);
+  return !stored.stopped;
 }
 
 void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {

@@ -5,6 +5,7 @@
 
 #include "algorithms/dqn/dqn_loss.h"
 #include "rl/agent_checkpoint.h"
+#include "rl/buffers/replay_rounds.h"
 #include "rl/epsilon_greedy.h"
 #include "rl/gradient_guard.h"
 #include "rl/learner_device.h"
@@ -135,17 +136,6 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});
 }
 
-bool DqnAgent::observe_step(ConstBytes obs, ConstBytes actions, std::span<const double> rewards,
-                            const StepEpisodes& episodes, ConstBytes next_obs, ConstBytes final_obs,
-                            TrainingMonitor& monitor, CallbackList* callbacks) {
-  const std::int64_t n_envs = buffer_->n_envs();
-  buffer_->add(obs, actions, rewards, episodes.terminated, episodes.truncated, next_obs, final_obs);
-  num_timesteps_ += n_envs;
-  ++n_calls_;
-  if (n_calls_ % std::max<std::int64_t>(cfg_.target_update_interval / n_envs, 1) == 0) update_target();
-  return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
-}
-
 void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor) {
   monitor.logger().record("rollout/exploration_rate", exploration_rate());
   // SB3 does not train after a callback asked to stop.
@@ -156,21 +146,15 @@ void DqnAgent::end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& 
 bool DqnAgent::learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
                                 CallbackList* callbacks) {
   ensure_buffer();
-  if (round.num_envs() != buffer_->n_envs())
-    throw UserError(fmt::format("dqn: a round of {} envs for a replay buffer of {} envs", round.num_envs(),
-                                buffer_->n_envs()));
-  bool stop = false;
-  std::int64_t collected = 0;
-  for (std::int64_t t = 0; t < round.num_steps() && num_timesteps_ < end && !stop; ++t) {
-    ++collected;
-    const StepEpisodes episodes{round.terminated_at(t), round.truncated_at(t), round.episode_returns_at(t),
-                                round.episode_lengths_at(t)};
-    if (!observe_step(round.obs_at(t), round.actions_at(t), round.rewards_at(t), episodes, round.next_obs_at(t),
-                      round.final_obs_at(t), monitor, callbacks))
-      stop = true;
-  }
-  end_cycle(collected, stop, monitor);
-  return !stop;
+  const std::int64_t n_envs = buffer_->n_envs();
+  const StoredRound stored =
+      store_round(*buffer_, round, end, num_timesteps_, "dqn", [&](const StepEpisodes& episodes) {
+        ++n_calls_;  // the target clock counts vector steps
+        if (n_calls_ % std::max<std::int64_t>(cfg_.target_update_interval / n_envs, 1) == 0) update_target();
+        return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
+      });
+  end_cycle(stored.collected, stored.stopped, monitor);
+  return !stored.stopped;
 }
 
 std::shared_ptr<BatchEvaluator> DqnAgent::q_values(QNetwork q, const ModuleParameterStore* store) const {

@@ -86,10 +86,6 @@ class DqnAgent : public Agent {
   // Epsilon-greedy over q [B, n] (masks [B, n] bool or undefined) with the agent's Rng.
   torch::Tensor epsilon_greedy(const torch::Tensor& q, const torch::Tensor& masks, double eps);
   void train(std::int64_t gradient_steps, TrainingMonitor& monitor);
-  // One vector-env step into the replay buffer, the target clock and the monitor. Returns
-  // false when a callback asked to stop.
-  bool observe_step(ConstBytes obs, ConstBytes actions, std::span<const double> rewards, const StepEpisodes& episodes,
-                    ConstBytes next_obs, ConstBytes final_obs, TrainingMonitor& monitor, CallbackList* callbacks);
   // The end of a train_freq cycle of `collected` vector steps.
   void end_cycle(std::int64_t collected, bool stopped, TrainingMonitor& monitor);
   // Q-values of `q` for acting (the learner's own network inline, a replica following
