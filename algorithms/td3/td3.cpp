@@ -14,8 +14,8 @@
 
 namespace rlzoo {
 
-Td3Agent::Td3Agent(const AgentSetup& setup, const std::string& id, const Td3Config& config, YAML::Node resolved)
-    : ContinuousOffPolicyAgent(setup, id), id_(id), cfg_(config), resolved_(std::move(resolved)) {
+Td3Agent::Td3Agent(const AgentSetup& setup, const std::string& id, std::pair<Td3Config, YAML::Node> config)
+    : ContinuousOffPolicyAgent(setup, id), id_(id), cfg_(std::move(config.first)), resolved_(std::move(config.second)) {
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
   // Made on the CPU, then moved: the same seed gives the same initial weights on every device.
   const auto d = scaling_.dim();
@@ -132,18 +132,16 @@ void Td3Agent::load_networks(const CheckpointReader& reader) {
 }
 
 namespace {
+// The settings, sliced to Td3Config, and the YAML of the config type they were parsed as.
 template <class C>
-std::pair<C, YAML::Node> parsed(const AgentSetup& setup) {
-  C c = parse_config<C>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
-  YAML::Node y = to_yaml(c);
-  return {std::move(c), y};
+std::pair<Td3Config, YAML::Node> parsed(const AgentSetup& setup) {
+  const C c = parse_config<C>(setup.preset.hyperparams, setup.ctx.child("hyperparams"));
+  return {c, to_yaml(c)};
 }
 }  // namespace
 
-Td3FromPreset::Td3FromPreset(const AgentSetup& setup)
-    : Td3Agent(setup, "td3", parsed<Td3Config>(setup).first, parsed<Td3Config>(setup).second) {}
-DdpgFromPreset::DdpgFromPreset(const AgentSetup& setup)
-    : Td3Agent(setup, "ddpg", parsed<DdpgConfig>(setup).first, parsed<DdpgConfig>(setup).second) {}
+Td3FromPreset::Td3FromPreset(const AgentSetup& setup) : Td3Agent(setup, "td3", parsed<Td3Config>(setup)) {}
+DdpgFromPreset::DdpgFromPreset(const AgentSetup& setup) : Td3Agent(setup, "ddpg", parsed<DdpgConfig>(setup)) {}
 
 void register_td3() {
   const AlgorithmCapabilities caps = continuous_off_policy_capabilities();

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "rl/algorithm_registry.h"
 #include "rl/continuous_off_policy_agent.h"
@@ -22,9 +23,9 @@ namespace rlzoo {
 
 class Td3Agent : public ContinuousOffPolicyAgent {
  public:
-  // `id` is "td3" or "ddpg"; `config` its parsed settings and `resolved` them as its config
-  // type writes them (DDPG's without TD3's own keys).
-  Td3Agent(const AgentSetup& setup, const std::string& id, const Td3Config& config, YAML::Node resolved);
+  // `id` is "td3" or "ddpg"; `config` its parsed settings, and them as its config type writes
+  // them (DDPG's without TD3's own keys).
+  Td3Agent(const AgentSetup& setup, const std::string& id, std::pair<Td3Config, YAML::Node> config);
 
   std::string algorithm() const override { return id_; }
   // The actor's action (plus the configured action noise when not options.deterministic, drawn
