@@ -52,6 +52,11 @@ void ContinuousOffPolicyAgent::set_settings(const OffPolicySettings& settings) {
         .fail(setup().preset.hyperparams["n_envs"],
               fmt::format("with runtime.actors the envs are actors x envs_per_actor = {}; leave n_envs out or set it to that",
                           rt.total_envs()));
+  if (rt.enabled() && settings.train_freq.episodes && rt.total_envs() != 1)
+    setup().ctx.child("hyperparams.train_freq")
+        .fail(setup().preset.hyperparams["train_freq"],
+              fmt::format("[{}, episode] needs one env; runtime.actors x envs_per_actor = {}", settings.train_freq.n,
+                          rt.total_envs()));
 }
 
 std::int64_t ContinuousOffPolicyAgent::buffer_envs() const {
@@ -72,13 +77,26 @@ ReplaySample ContinuousOffPolicyAgent::sample() const {
 bool ContinuousOffPolicyAgent::learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
                                                 CallbackList* callbacks) {
   ensure_buffer();
+  std::int64_t finished = 0;
   const StoredRound stored = store_round(*buffer_, round, end, num_timesteps_, id_, [&](const StepEpisodes& episodes) {
+    for (std::size_t i = 0; i < episodes.terminated.size(); ++i) finished += episodes.terminated[i] || episodes.truncated[i];
     return monitor.after_step(*this, episodes, num_timesteps_, callbacks);
   });
   // SB3 does not train after a callback asked to stop.
-  if (!stored.stopped && num_timesteps_ > settings_.learning_starts)
-    train(settings_.gradient_steps > 0 ? settings_.gradient_steps : stored.collected * buffer_->n_envs(), monitor);
-  return !stored.stopped;
+  if (stored.stopped) return false;
+  std::int64_t collected = stored.collected;
+  if (settings_.train_freq.episodes) {
+    phase_steps_ += stored.collected;
+    phase_episodes_ += finished;
+    // SB3 would finish the last episode past the budget; here the last phase trains on what
+    // the budget left.
+    if (phase_episodes_ < settings_.train_freq.n && num_timesteps_ < end) return true;
+    collected = phase_steps_;
+    phase_steps_ = phase_episodes_ = 0;
+  }
+  if (num_timesteps_ > settings_.learning_starts)
+    train(settings_.gradient_steps > 0 ? settings_.gradient_steps : collected * buffer_->n_envs(), monitor);
+  return true;
 }
 
 void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
@@ -92,7 +110,8 @@ void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
   schedule.start_timesteps = num_timesteps_;
   schedule.learning_starts = settings_.learning_starts;
   schedule.total_envs = buffer_->n_envs();
-  const std::int64_t train_freq = settings_.train_freq;
+  // Episodes end where they end: one-step rounds, the phase kept by learn_from_round.
+  const std::int64_t train_freq = settings_.train_freq.episodes ? 1 : settings_.train_freq.n;
 
   if (run.backend() == Backend::inline_loop) {
     if (!venv_) {
@@ -121,8 +140,9 @@ void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
                                                    schedule);
   };
   run_threads_training(*this, run, store, actors, [&](const Trajectory& round) {
+    const std::int64_t updates = n_updates_;
     const bool go_on = learn_round(round);
-    store.publish(snapshot_module(acting_network()));
+    if (n_updates_ != updates) store.publish(snapshot_module(acting_network()));
     return go_on;
   });
 }
@@ -132,7 +152,9 @@ CheckpointWriter ContinuousOffPolicyAgent::checkpoint() const {
   save_networks(w);
   w.add_json("state.json", nlohmann::json{{"num_timesteps", num_timesteps_},
                                           {"n_updates", n_updates_},
-                                          {"acting_rng", rng_.state()}});
+                                          {"acting_rng", rng_.state()},
+                                          {"phase_steps", phase_steps_},
+                                          {"phase_episodes", phase_episodes_}});
   if (buffer_ && setup().preset.checkpoint.save_replay_buffer) buffer_->save(w, "replay_buffer.pt");
   add_training_envs(w, venv_.get());
   return w;
@@ -146,6 +168,8 @@ void ContinuousOffPolicyAgent::restore(const CheckpointReader& reader) {
     num_timesteps_ = state.at("num_timesteps").get<std::int64_t>();
     n_updates_ = state.at("n_updates").get<std::int64_t>();
     rng_.set_state(state.at("acting_rng").get<std::string>());
+    phase_steps_ = state.value("phase_steps", std::int64_t{0});
+    phase_episodes_ = state.value("phase_episodes", std::int64_t{0});
   } catch (const nlohmann::json::exception& e) {
     throw UserError(fmt::format("{}: bad {} state: {}", (reader.dir() / "state.json").string(), id_, e.what()));
   }

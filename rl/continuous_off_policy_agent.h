@@ -16,6 +16,7 @@
 #include "rl/box_action_scaling.h"
 #include "rl/buffers/replay_buffer.h"
 #include "rl/continuous_acting.h"
+#include "rl/train_frequency.h"
 #include "core/common/rng.h"
 #include "core/runtime/actor_policy.h"
 #include "core/torch/module_parameters.h"
@@ -30,7 +31,9 @@ struct Trajectory;
 struct OffPolicySettings {
   std::int64_t buffer_size = 1'000'000, learning_starts = 100, batch_size = 256;
   double gamma = 0.99;
-  std::int64_t n_step = 1, train_freq = 1, gradient_steps = 1, n_envs = 1;
+  std::int64_t n_step = 1;
+  TrainFrequency train_freq;
+  std::int64_t gradient_steps = 1, n_envs = 1;
   ContinuousActing acting = ContinuousActing::squashed_gaussian;
   ActionNoise noise;
 };
@@ -47,9 +50,11 @@ class ContinuousOffPolicyAgent : public Agent {
   // Null until learn() (or restore() of a checkpoint with a buffer) creates it.
   const ReplayBuffer* replay_buffer() const { return buffer_.get(); }
 
-  // The learner's half of one round (train_freq vector steps of every env): stores the
-  // transitions, counts steps up to `end`, trains as the synchronous loop would. Public so
-  // that tests can feed rounds from any source. False when a callback asked to stop.
+  // The learner's half of one round (train_freq vector steps of every env; one step when
+  // train_freq counts episodes): stores the transitions, counts steps up to `end`, trains as
+  // the synchronous loop would: after each round, or after the round that finishes the
+  // phase's n-th episode (or reaches `end` mid-episode). Public so that tests can feed rounds
+  // from any source. False when a callback asked to stop.
   bool learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,
                         CallbackList* callbacks = nullptr);
 
@@ -94,6 +99,8 @@ class ContinuousOffPolicyAgent : public Agent {
   OffPolicySettings settings_;
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<ReplayBuffer> buffer_;
+  // The training phase under way when train_freq counts episodes (checkpointed).
+  std::int64_t phase_steps_ = 0, phase_episodes_ = 0;
 };
 
 }  // namespace rlzoo

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rl/nets/policy_config.h"
+#include "rl/train_frequency.h"
 
 namespace rlzoo {
 
@@ -20,6 +21,14 @@ inline std::optional<std::string> gradient_steps_problem(std::int64_t gradient_s
 inline std::optional<std::string> buffer_size_problem(std::int64_t buffer_size, std::int64_t n_envs) {
   if (buffer_size < 2 * n_envs)
     return "must hold at least 2 transitions per env (n_envs = " + std::to_string(n_envs) + ")";
+  return std::nullopt;
+}
+
+// train_freq in episodes: one env only, as SB3 (episodes of several envs end apart).
+inline std::optional<std::string> train_frequency_problem(const TrainFrequency& freq, std::int64_t n_envs) {
+  if (freq.episodes && n_envs != 1)
+    return "[" + std::to_string(freq.n) + ", episode] needs one env (n_envs = " + std::to_string(n_envs) +
+           "): episodes of several envs end apart; count steps instead";
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 
 #include "rl/nets/policy_config.h"
 #include "rl/off_policy_config_checks.h"
+#include "rl/train_frequency.h"
 #include "core/config/schema.h"
 
 namespace rlzoo {
@@ -46,7 +47,7 @@ struct SacConfig {
   std::int64_t batch_size = 256;
   double tau = 0.005;
   double gamma = 0.99;
-  std::int64_t train_freq = 1;
+  TrainFrequency train_freq;
   std::int64_t gradient_steps = 1;
   std::string ent_coef = "auto";
   std::string target_entropy = "auto";
@@ -76,7 +77,8 @@ struct SacConfig {
     f("batch_size", &SacConfig::batch_size, "transitions per gradient step", Bound::at_least(1));
     f("tau", &SacConfig::tau, "Polyak coefficient of the target critics (1 = hard copy)", Bound{0.0, 1.0, true, false});
     f("gamma", &SacConfig::gamma, "discount factor", Bound::unit());
-    f("train_freq", &SacConfig::train_freq, "vector-env steps between training phases", Bound::at_least(1));
+    f("train_freq", &SacConfig::train_freq,
+      "vector-env steps between training phases, or [n, episode]: after every n finished episodes (one env)");
     f("gradient_steps", &SacConfig::gradient_steps,
       "gradient steps per training phase (-1: as many as env steps collected)", Bound::at_least(-1));
     f("ent_coef", &SacConfig::ent_coef,
@@ -102,6 +104,7 @@ struct SacConfig {
       return std::nullopt;
     });
     f.check("buffer_size", [](const SacConfig& c) { return buffer_size_problem(c.buffer_size, c.n_envs); });
+    f.check("train_freq", [](const SacConfig& c) { return train_frequency_problem(c.train_freq, c.n_envs); });
     f.check("policy", [](const SacConfig& c) { return continuous_policy_problem(c.policy, "SAC"); });
   }
 };

@@ -13,6 +13,7 @@
 
 #include "rl/nets/policy_config.h"
 #include "rl/off_policy_config_checks.h"
+#include "rl/train_frequency.h"
 #include "core/config/schema.h"
 
 namespace rlzoo {
@@ -24,7 +25,7 @@ struct Td3Config {
   std::int64_t batch_size = 256;
   double tau = 0.005;
   double gamma = 0.99;
-  std::int64_t train_freq = 1;
+  TrainFrequency train_freq;
   std::int64_t gradient_steps = 1;
   std::string action_noise = "none";
   double action_noise_sigma = 0.1;
@@ -76,8 +77,8 @@ void describe_td3_shared(Fields<C>& f) {
   f("tau", member_of<C>(&Td3Config::tau), "Polyak coefficient of the target networks (1 = hard copy)",
     Bound{0.0, 1.0, true, false});
   f("gamma", member_of<C>(&Td3Config::gamma), "discount factor", Bound::unit());
-  f("train_freq", member_of<C>(&Td3Config::train_freq), "vector-env steps between training phases",
-    Bound::at_least(1));
+  f("train_freq", member_of<C>(&Td3Config::train_freq),
+    "vector-env steps between training phases, or [n, episode]: after every n finished episodes (one env)");
   f("gradient_steps", member_of<C>(&Td3Config::gradient_steps),
     "gradient steps per training phase (-1: as many as env steps collected)", Bound::at_least(-1));
   f("action_noise", member_of<C>(&Td3Config::action_noise),
@@ -90,6 +91,7 @@ void describe_td3_shared(Fields<C>& f) {
   f("policy", member_of<C>(&Td3Config::policy), "actor and critic MLPs (hidden, activation)");
   f.check("gradient_steps", [](const C& c) { return gradient_steps_problem(c.gradient_steps); });
   f.check("buffer_size", [](const C& c) { return buffer_size_problem(c.buffer_size, c.n_envs); });
+  f.check("train_freq", [](const C& c) { return train_frequency_problem(c.train_freq, c.n_envs); });
   f.check("policy", [](const C& c) { return continuous_policy_problem(c.policy, "TD3 and DDPG"); });
 }
 }  // namespace detail

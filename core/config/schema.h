@@ -17,10 +17,12 @@
 // document_config<T>(defaults) lists every field, nested structs' fields included, with its
 // type, default, constraint and doc: the source of docs/presets.md (`rlzoo docs presets`).
 // Supported field types: bool, int, std::int64_t, double, std::string, std::vector<T>,
-// std::optional<T>, YAML::Node (kept as is), and nested structs with describe().
+// std::optional<T>, YAML::Node (kept as is), nested structs with describe(), and value types
+// with their own YAML form (YamlValue: SB3's train_freq as 4 or [1, "episode"], say).
 #pragma once
 
 #include <charconv>
+#include <concepts>
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
@@ -70,6 +72,15 @@ class Fields;
 template <class T>
 concept Described = requires(Fields<T>& f) { T::describe(f); };
 
+// A value type that reads and writes its own YAML form: parse_yaml fails through ctx on bad
+// input, emit_yaml writes what parse_yaml reads back, yaml_type names the form in the docs.
+template <class T>
+concept YamlValue = requires(T& v, const T& cv, const YAML::Node& n, const ConfigContext& ctx) {
+  v.parse_yaml(n, ctx);
+  { cv.emit_yaml() } -> std::same_as<YAML::Node>;
+  { T::yaml_type() } -> std::convertible_to<std::string>;
+};
+
 namespace config_detail {
 
 template <class T> struct is_vector : std::false_type {};
@@ -93,6 +104,7 @@ std::string type_name() {
   else if constexpr (std::is_same_v<F, YAML::Node>) return "any";
   else if constexpr (is_vector<F>::value) return "list of " + type_name<typename is_vector<F>::value_type>();
   else if constexpr (is_optional<F>::value) return type_name<typename is_optional<F>::value_type>() + " or null";
+  else if constexpr (YamlValue<F>) return F::yaml_type();
   else return "mapping";
 }
 
@@ -357,6 +369,8 @@ void parse_value(F& out, const YAML::Node& n, const ConfigContext& ctx) {
     out = std::move(v);
   } else if constexpr (Described<F>) {
     parse_into(out, n, ctx);
+  } else if constexpr (YamlValue<F>) {
+    out.parse_yaml(n, ctx);
   } else {
     static_assert(sizeof(F) == 0, "unsupported config field type");
   }
@@ -375,6 +389,8 @@ YAML::Node emit_value(const F& v) {
     return n;
   } else if constexpr (Described<F>) {
     return to_yaml(v);
+  } else if constexpr (YamlValue<F>) {
+    return v.emit_yaml();
   } else if constexpr (std::is_floating_point_v<F>) {
     // Shortest text that round-trips, so a resolved config reloads to the same values.
     return YAML::Node(fmt::format("{}", v));

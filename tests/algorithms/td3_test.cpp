@@ -8,9 +8,12 @@
 #include "algorithms/td3/td3.h"
 #include "algorithms/td3/td3_loss.h"
 #include "rl/agent.h"
+#include "rl/callbacks.h"
+#include "core/checkpoint/manager.h"
 #include "rl/nets/target_network.h"
 #include "rl/training_monitor.h"
 #include "tests/support/builtin_registries.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
@@ -103,6 +106,85 @@ TEST(Td3Agent, TheActorAndTargetsUpdateOncePerPolicyDelay) {
                                                   : std::vector<bool>{true, true, true, true};
     EXPECT_EQ(actor_moved, expected) << algo;
   }
+}
+
+// train_freq as the zoo writes it: [n, "episode"] trains after every n finished episodes,
+// gradient_steps -1 as many steps as the phase collected; the budget's end closes the last
+// phase. Pendulum's episodes are 200 steps.
+TEST(Td3Agent, TrainFreqInEpisodesTrainsAfterEachEpisode) {
+  test::register_builtins();
+  auto agent_with = [](const std::string& freq, const std::string& gradient_steps) {
+    auto agent = make_agent("td3", "Pendulum-v1",
+                            {"seed=1", "hyperparams.learning_starts=100", "hyperparams.batch_size=8",
+                             "hyperparams.policy.hidden=[8]", "hyperparams.train_freq=" + freq,
+                             "hyperparams.gradient_steps=" + gradient_steps});
+    agent->set_progress_bar(false);
+    return agent;
+  };
+  auto updates_of = [](Agent& agent) { return dynamic_cast<Td3Agent&>(agent).n_updates(); };
+  {
+    auto agent = agent_with("[1, episode]", "-1");
+    agent->learn(199);  // mid-episode at the budget's end: its 199 steps are past learning_starts
+    EXPECT_EQ(updates_of(*agent), 199);
+    agent->learn(301);  // 500: the episode ending at 200 (1 step), at 400 (200), then 100 at the end
+    EXPECT_EQ(updates_of(*agent), 199 + 1 + 200 + 100);
+  }
+  {
+    auto agent = agent_with("[2, episode]", "3");
+    agent->learn(1000);  // phases end at 400, 800 and the budget's end
+    EXPECT_EQ(updates_of(*agent), 3 * 3);
+  }
+  {
+    auto agent = agent_with("[5, step]", "2");
+    agent->learn(200);  // phases end every 5 steps; 100 is not past learning_starts, 105 is
+    EXPECT_EQ(updates_of(*agent), 2 * (200 - 100) / 5);
+  }
+}
+
+TEST(Td3Agent, TrainFreqRefusesWhatItCannotCount) {
+  test::register_builtins();
+  auto error_of = [](std::vector<std::string> overrides) {
+    try {
+      make_agent("sac", "Pendulum-v1", overrides);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of({"hyperparams.train_freq=[1, episode]"}), "no error");
+  EXPECT_THAT(error_of({"hyperparams.train_freq=[1, epoch]"}), HasSubstr("'epoch' is not a train_freq unit"));
+  EXPECT_THAT(error_of({"hyperparams.train_freq=[0, step]"}), HasSubstr("must be >= 1"));
+  EXPECT_THAT(error_of({"hyperparams.train_freq=0"}), HasSubstr("hyperparams.train_freq"));
+  EXPECT_THAT(error_of({"hyperparams.train_freq=[1]"}), HasSubstr("[n, \"step\" or \"episode\"]"));
+  EXPECT_THAT(error_of({"hyperparams.train_freq=[1, episode]", "hyperparams.n_envs=2"}),
+              HasSubstr("needs one env"));
+  EXPECT_THAT(error_of({"hyperparams.train_freq=[1, episode]", "runtime.actors=2"}), HasSubstr("needs one env"));
+}
+
+// The phase under way is part of a checkpoint: a checkpoint taken mid-phase resumes to the
+// same updates and actor as the run that never stopped.
+TEST(Td3Agent, TrainFreqInEpisodesResumesMidPhase) {
+  test::register_builtins();
+  const std::string dir = test::make_temp_dir("rlzoo-td3-episode-phase");
+  auto straight = make_agent("td3", "Pendulum-v1",
+                             {"seed=3", "hyperparams.learning_starts=50", "hyperparams.batch_size=8",
+                              "hyperparams.policy.hidden=[8]", "hyperparams.train_freq=[2, episode]",
+                              "hyperparams.gradient_steps=-1"});
+  straight->set_progress_bar(false);
+  CallbackList callbacks;
+  callbacks.add(std::make_unique<CheckpointCallback>(dir, 250, 5));
+  straight->learn(500, &callbacks);  // trains 400 steps at 400 and 100 at 500
+  EXPECT_EQ(dynamic_cast<Td3Agent&>(*straight).n_updates(), 500);
+  // One episode and 250 steps into the first phase.
+  auto resumed = load_agent(dir + "/" + CheckpointManager::dir_name(250));
+  resumed->set_progress_bar(false);
+  resumed->learn(250);
+  auto& a = dynamic_cast<Td3Agent&>(*straight);
+  auto& b = dynamic_cast<Td3Agent&>(*resumed);
+  EXPECT_EQ(b.n_updates(), a.n_updates());
+  const auto pa = a.actor()->parameters(), pb = b.actor()->parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::equal(pa[i], pb[i])) << i;
 }
 
 }  // namespace
