@@ -32,6 +32,7 @@ AlgorithmCapabilities continuous_off_policy_capabilities() {
   caps.action_spaces = {SpaceKind::Box};
   caps.learning = LearningKind::off_policy;
   caps.backends = {Backend::inline_loop, Backend::threads};
+  caps.exportable = true;  // the deterministic actor (PolicyExport::Network::tanh_actor)
   return caps;
 }
 

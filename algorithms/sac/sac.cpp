@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "algorithms/sac/sac_loss.h"
+#include "rl/export/policy_export.h"
 #include "rl/gradient_guard.h"
 #include "rl/nets/observation.h"
 #include "rl/nets/target_network.h"
@@ -71,6 +72,13 @@ torch::Tensor SacAgent::act(const std::vector<torch::Tensor>& obs, const ActOpti
     for (std::int64_t i = 0; i < mean.numel(); ++i) u[i] = std::tanh(m[i] + s[i] * rng_.normal());
   }
   return scaling_.to_env(unit);
+}
+
+std::optional<PolicyExport> SacAgent::export_policy() const {
+  PolicyExport e = policy_export_of(PolicyExport::Network::tanh_actor, spec_.observation_space, spec_.action_space,
+                                    cfg_.policy, *actor_);
+  e.tanh_in_float64 = true;
+  return e;
 }
 
 void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {

@@ -33,6 +33,9 @@ class SacAgent : public ContinuousOffPolicyAgent {
   // in the Box's units.
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
 
+  // The deterministic actor (tanh of the mean) for `rlzoo export`.
+  std::optional<PolicyExport> export_policy() const override;
+
   const SacConfig& hyperparams() const { return cfg_; }
   // The entropy coefficient alpha in use now.
   double entropy_coefficient() const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "algorithms/td3/td3_loss.h"
+#include "rl/export/policy_export.h"
 #include "rl/gradient_guard.h"
 #include "rl/nets/observation.h"
 #include "rl/nets/target_network.h"
@@ -60,6 +61,13 @@ torch::Tensor Td3Agent::act(const std::vector<torch::Tensor>& obs, const ActOpti
     for (std::int64_t i = 0; i < unit.numel(); ++i) u[i] = std::clamp(u[i] + noise.sigma * rng_.normal(), -1.0, 1.0);
   }
   return scaling_.to_env(unit);
+}
+
+std::optional<PolicyExport> Td3Agent::export_policy() const {
+  PolicyExport e = policy_export_of(PolicyExport::Network::tanh_actor, spec_.observation_space, spec_.action_space,
+                                    cfg_.policy, *actor_);
+  e.tanh_in_float64 = false;
+  return e;
 }
 
 void Td3Agent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {

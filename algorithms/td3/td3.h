@@ -32,6 +32,9 @@ class Td3Agent : public ContinuousOffPolicyAgent {
   // from the agent's own stream), in the Box's units.
   torch::Tensor act(const std::vector<torch::Tensor>& obs, const ActOptions& options = {}) override;
 
+  // The actor for `rlzoo export`.
+  std::optional<PolicyExport> export_policy() const override;
+
   const Td3Config& hyperparams() const { return cfg_; }
   DeterministicActor& actor() { return actor_; }
   ContinuousCritic& critic() { return critic_; }

@@ -27,6 +27,10 @@ struct PolicyExport {
     // An MLP trunk ("trunk.") and a linear head ("head.") on float vector observations, with a
     // state-independent "log_std" for Box actions: the policy-gradient family's PgPolicy.
     mlp_policy,
+    // SquashedGaussianActor or DeterministicActor (rl/nets/continuous_control.h): "encoder.",
+    // "trunk." and "head."; the deterministic action is tanh of the head's first dim(A)
+    // outputs, rescaled from [-1, 1] to the Box's bounds in float64 (SAC, TD3, DDPG).
+    tanh_actor,
   };
   // (obs - mean) / sqrt(var + epsilon) in float64, clipped to +-clip (0: no clipping), then
   // float32: the ObservationNormalizer act() applies to a float Box observation.
@@ -44,6 +48,9 @@ struct PolicyExport {
   std::optional<ObservationNormalization> observation_normalization;
   // Added to the network's discrete action index (DQN acts in the space's own numbering).
   std::int64_t discrete_action_offset = 0;
+  // tanh_actor: the tanh is taken after the cast to float64 (SAC's tanh(mean)), else before
+  // it, in float32 (TD3's and DDPG's actor output).
+  bool tanh_in_float64 = false;
 };
 
 // Detached CPU copies of a module's parameters and buffers with their qualified names.

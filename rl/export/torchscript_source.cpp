@@ -370,11 +370,36 @@ struct Generator {
     method("forward(obs) -> Tensor", obs_doc() + " -> actions: " + actions_doc());
   }
 
+  // SquashedGaussianActor / DeterministicActor with the deterministic action act() returns:
+  // tanh of the mean, then BoxActionScaling::to_env.
+  void tanh_actor() {
+    const std::int64_t dim = p.action_space.numel();
+    if (!p.action_space.is_bounded())
+      throw UserError("cannot export a tanh actor for " + p.action_space.describe() + ": its bounds are not finite");
+    out.buffers.emplace_back("action_low64", torch::tensor(p.action_space.low(), torch::kFloat64));
+    out.buffers.emplace_back("action_high64", torch::tensor(p.action_space.high(), torch::kFloat64));
+    encoder_method(code, t, p, obs_type);
+    mlp_method(code, t, "_trunk", "trunk.", p.policy);
+    code.def("forward(self, obs: " + obs_type + ") -> Tensor");
+    code.line("out = " + linear(t, "head.", "self._trunk(self._encode(obs))") + fmt::format(".narrow(1, 0, {})", dim));
+    code.line(p.tanh_in_float64 ? "u = torch.tanh(out" + to_double + ")" : "u = torch.tanh(out)" + to_double);
+    code.line("a = self.action_low64 + (u + 1.0) * 0.5 * (self.action_high64 - self.action_low64)");
+    std::string shape = "[a.size(0)";
+    for (auto d : p.action_space.shape()) shape += fmt::format(", {}", d);
+    code.line("return a" + to_float + ".reshape(" + shape + "])");
+    method("forward(obs) -> Tensor", obs_doc() + fmt::format(" -> actions: float32 {}, tanh of the actor's {} rescaled to "
+                                                              "the bounds of {}",
+                                                              shape_doc(p.action_space),
+                                                              p.tanh_in_float64 ? "mean" : "output",
+                                                              p.action_space.describe()));
+  }
+
   TorchScriptPolicy run() {
     switch (p.network) {
       case PolicyExport::Network::actor_critic: actor_critic(); break;
       case PolicyExport::Network::q_network: q_network(); break;
       case PolicyExport::Network::mlp_policy: mlp_policy(); break;
+      case PolicyExport::Network::tanh_actor: tanh_actor(); break;
     }
     out.source = code.text();
     out.parameters = t.attributes({"log_std"});

@@ -70,6 +70,35 @@ class PicturesEnv : public Env {
   int t_ = 0;
 };
 
+// Float Box actions with bounds that differ per dimension ([-1, 3] and [0, 0.5]), observed
+// through a Dict of a float vector and a Discrete position; random observations, episodes of
+// 6 steps.
+class BoxActionsEnv : public Env {
+ public:
+  BoxActionsEnv() : Env(make_spec()) {}
+
+ protected:
+  static EnvSpec make_spec() {
+    EnvSpec s;
+    s.id = "ExportBoxActions-v0";
+    s.observation_space = Space::dict({{"features", Space::box(-2, 2, {3})}, {"position", Space::discrete(5, 1)}});
+    s.action_space = Space::box({-1.0, 0.0}, {3.0, 0.5}, {2});
+    return s;
+  }
+  void do_reset(std::optional<std::uint64_t>, Bytes obs) override {
+    t_ = 0;
+    observation_space().sample(rng(), obs);
+  }
+  StepResult do_step(ConstBytes action, Bytes obs) override {
+    ++t_;
+    observation_space().sample(rng(), obs);
+    return {static_cast<double>(as_span<const float>(action)[1]), t_ >= 6, false};
+  }
+
+ private:
+  int t_ = 0;
+};
+
 class TorchScriptExportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -84,6 +113,11 @@ class TorchScriptExportTest : public ::testing::Test {
         entry.description = "observations of every kind (tests)";
         register_env(dict ? "ExportDict-v0" : "ExportImage-v0", std::move(entry));
       }
+      EnvEntry entry;
+      entry.factory = [](const YAML::Node&, const ConfigContext&) { return std::make_unique<BoxActionsEnv>(); };
+      entry.max_episode_steps = 6;
+      entry.description = "per-dimension Box action bounds (tests)";
+      register_env("ExportBoxActions-v0", std::move(entry));
     });
   }
 };
@@ -346,6 +380,25 @@ TEST_F(TorchScriptExportTest, PolicyGradientMlpPolicies) {
   }
 }
 
+// SAC's deterministic action is tanh of the mean taken in float64, TD3's and DDPG's the actor's
+// tanh output; both rescaled to the Box's bounds per dimension.
+TEST_F(TorchScriptExportTest, OffPolicyContinuousActorsActAsTheAgent) {
+  for (const auto& [algo, env] : std::vector<std::pair<std::string, std::string>>{
+           {"sac", "Pendulum-v1"}, {"sac", "ExportBoxActions-v0"}, {"td3", "ExportBoxActions-v0"}, {"ddpg", "Pendulum-v1"}}) {
+    SCOPED_TRACE(algo + " " + env);
+    auto e = learn_and_export(algo, env,
+                              {"hyperparams.learning_starts=32", "hyperparams.batch_size=16",
+                               "hyperparams.policy.hidden=[32, 32]"},
+                              96);
+    const auto o = random_episodes(env, 100);
+    expect_feed_forward_actions(e, o);
+    const auto actions = e.module.forward({as_input(*e.agent, o.obs)}).toTensor();
+    EXPECT_GT(actions.std(0).min().item<double>(), 0.0);  // the observations move the actions
+    const TorchScriptCheck c = check_torchscript_export(*e.agent, e.info.path, 50);
+    EXPECT_TRUE(c.passed()) << c.max_abs_diff;
+  }
+}
+
 TEST_F(TorchScriptExportTest, TheBuiltInCheckAgreesAndRecordsSamples) {
   auto e = learn_and_export("ppo", "ExportDict-v0",
                             small_ppo({"hyperparams.n_steps=16", "hyperparams.batch_size=32",
@@ -382,8 +435,8 @@ TEST_F(TorchScriptExportTest, ANetworkPartTheGeneratorDoesNotKnowFailsTheExport)
 TEST_F(TorchScriptExportTest, AlgorithmsWithoutAnExportAreNamedWithThoseThatHaveOne) {
   auto agent = make_agent("varibad", "CartPole-v1");
   const std::string e = error_of([&] { export_torchscript(*agent, test::make_temp_dir("rlzoo-export-none") + "/p.pt"); });
-  EXPECT_THAT(e, HasSubstr("a varibad agent cannot be exported; algorithms that can: dqn, gpomdp, ppo, srvrpg, "
-                           "storm_pg, svrpg"));
+  EXPECT_THAT(e, HasSubstr("a varibad agent cannot be exported; algorithms that can: ddpg, dqn, gpomdp, ppo, sac, "
+                           "srvrpg, storm_pg, svrpg, td3"));
   EXPECT_THAT(exportable_algorithms(), ::testing::Contains("ppo"));
 }
 

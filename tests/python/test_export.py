@@ -112,6 +112,14 @@ class ExportedPolicyTest(unittest.TestCase):
         self.assertTrue(metadata["observation_normalization"])
         self.check_feed_forward(module, metadata, samples)
 
+    def test_sac_actor(self):
+        module, metadata, samples = self.export("sac-pendulum", "sac", "Pendulum-v1", "hyperparams.learning_starts=64",
+                                                "hyperparams.batch_size=32", "hyperparams.policy.hidden=[32, 32]")
+        self.check_feed_forward(module, metadata, samples)
+        with torch.no_grad():
+            actions = module(observation_input(metadata, samples["observations"]))
+        self.assertLessEqual(actions.abs().max().item(), 2.0)  # Pendulum's torque bounds
+
     def test_dqn_dueling(self):
         module, metadata, samples = self.export("dqn-cartpole", "dqn", "CartPole-v1", "hyperparams.learning_starts=64",
                                                 "hyperparams.buffer_size=1000", "hyperparams.policy.dueling=true")
