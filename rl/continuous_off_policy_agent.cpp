@@ -47,6 +47,7 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(const AgentSetup& setup, cons
 
 void ContinuousOffPolicyAgent::set_settings(const OffPolicySettings& settings) {
   settings_ = settings;
+  settings_.gsde.per_episode = settings.train_freq.episodes;
   const RuntimeConfig& rt = setup().preset.runtime;
   if (rt.enabled() && settings.n_envs != 1 && settings.n_envs != rt.total_envs())
     setup().ctx.child("hyperparams.n_envs")
@@ -120,7 +121,8 @@ void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
       venv_->reset(static_cast<std::uint64_t>(preset().seed));
     }
     schedule.shared_stream = &rng_;
-    ContinuousActorPolicy policy(acting_evaluator(nullptr), scaling_, settings_.acting, settings_.noise, schedule);
+    ContinuousActorPolicy policy(acting_evaluator(nullptr), scaling_, settings_.acting, settings_.noise, schedule,
+                                 settings_.gsde);
     const std::int64_t n_envs = venv_->num_envs();
     InlineSourceOptions options;
     options.steps_per_round = train_freq;
@@ -138,7 +140,7 @@ void ContinuousOffPolicyAgent::run_training(TrainingRun& run) {
   actors.make_replica = [&] { return keeping_torch_rng([&] { return acting_evaluator(&store); }); };
   actors.make_policy = [&](std::shared_ptr<BatchEvaluator> evaluator, int) -> std::unique_ptr<ActorPolicy> {
     return std::make_unique<ContinuousActorPolicy>(std::move(evaluator), scaling_, settings_.acting, settings_.noise,
-                                                   schedule);
+                                                   schedule, settings_.gsde);
   };
   run_threads_training(*this, run, store, actors, [&](const Trajectory& round) {
     const std::int64_t updates = n_updates_;

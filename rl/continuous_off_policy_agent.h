@@ -36,6 +36,7 @@ struct OffPolicySettings {
   std::int64_t gradient_steps = 1, n_envs = 1;
   ContinuousActing acting = ContinuousActing::squashed_gaussian;
   ActionNoise noise;
+  GsdeActing gsde;  // with acting squashed_sde (per_episode is set from train_freq)
 };
 
 // What SAC, TD3 and DDPG declare: Box actions, every observation kind the shared encoders take,

@@ -33,15 +33,19 @@ inline std::optional<std::string> train_frequency_problem(const TrainFrequency& 
 }
 
 // The policy keys the continuous-control networks (rl/nets/continuous_control.h) do not take,
-// named for `algo` ("SAC", "TD3 and DDPG").
-inline std::optional<std::string> continuous_policy_problem(const PolicyConfig& p, const std::string& algo) {
+// named for `algo` ("SAC", "TD3 and DDPG"). policy.log_std_init is taken only where
+// `log_std_used` (SAC with gSDE); elsewhere it must stay at `log_std_default`.
+inline std::optional<std::string> continuous_policy_problem(const PolicyConfig& p, const std::string& algo,
+                                                            bool log_std_used = false,
+                                                            double log_std_default = PolicyConfig{}.log_std_init) {
   if (p.ortho_init) return "policy.ortho_init is not supported by " + algo + " (LibTorch's default init, as SB3)";
   if (p.recurrent.enabled())
     return "policy.recurrent.cell '" + p.recurrent.cell + "': " + algo + " has no recurrent policies; leave it out";
   if (p.shared_trunk) return "policy.shared_trunk is not supported by " + algo + " (the actor and critics are separate)";
   if (p.dueling) return "policy.dueling applies to DQN only";
-  if (p.log_std_init != PolicyConfig{}.log_std_init)
-    return "policy.log_std_init is not used by " + algo + "; leave it out";
+  if (!log_std_used && p.log_std_init != log_std_default)
+    return "policy.log_std_init is not used by " + algo + (algo == "SAC" ? " without gSDE (use_sde: true)" : "") +
+           "; leave it out";
   return std::nullopt;
 }
 

@@ -25,7 +25,7 @@ SacAgent::SacAgent(const AgentSetup& setup) : ContinuousOffPolicyAgent(setup, "s
   // Made on the CPU, then moved: the same seed gives the same initial weights on every device.
   const auto d = scaling_.dim();
   const int n_critics = static_cast<int>(cfg_.n_critics);
-  actor_ = SquashedGaussianActor(spec_.observation_space, d, cfg_.policy);
+  actor_ = SquashedGaussianActor(spec_.observation_space, d, cfg_.policy, cfg_.use_sde);
   critic_ = ContinuousCritic(spec_.observation_space, d, cfg_.policy, n_critics);
   critic_target_ = ContinuousCritic(spec_.observation_space, d, cfg_.policy, n_critics);
   copy_module(*critic_, *critic_target_);
@@ -38,8 +38,11 @@ SacAgent::SacAgent(const AgentSetup& setup) : ContinuousOffPolicyAgent(setup, "s
   actor_optimizer_ = std::make_unique<FusedAdam>(actor_->parameters(), adam);
   critic_optimizer_ = std::make_unique<FusedAdam>(critic_->parameters(), adam);
   if (ent_.learned) ent_optimizer_ = std::make_unique<FusedAdam>(std::vector<torch::Tensor>{log_ent_coef_}, adam);
+  GsdeActing gsde;
+  if (cfg_.use_sde) gsde = {actor_->latent_dim(), cfg_.sde_sample_freq, cfg_.use_sde_at_warmup};
   set_settings({cfg_.buffer_size, cfg_.learning_starts, cfg_.batch_size, cfg_.gamma, cfg_.n_step, cfg_.train_freq,
-                cfg_.gradient_steps, cfg_.n_envs, ContinuousActing::squashed_gaussian, ActionNoise{}});
+                cfg_.gradient_steps, cfg_.n_envs,
+                cfg_.use_sde ? ContinuousActing::squashed_sde : ContinuousActing::squashed_gaussian, ActionNoise{}, gsde});
 }
 
 YAML::Node SacAgent::resolved_hyperparams() const { return to_yaml(cfg_); }
@@ -58,18 +61,35 @@ double SacAgent::entropy_coefficient() const {
 
 torch::Tensor SacAgent::act(const std::vector<torch::Tensor>& obs, const ActOptions& options) {
   torch::NoGradGuard no_grad;
-  auto [mean, log_std] = actor_->forward(to_device(obs, device_));
-  mean = mean.cpu().to(torch::kFloat64).contiguous();
-  torch::Tensor unit;
-  if (options.deterministic) {
-    unit = torch::tanh(mean);
+  const auto on_device = to_device(obs, device_);
+  if (options.deterministic) return scaling_.to_env(torch::tanh(actor_->mean(on_device).cpu().to(torch::kFloat64)));
+  torch::Tensor mean, scale;  // scale: the noise's factor per draw, [B, d] or gSDE's [B, L, d]
+  if (cfg_.use_sde) {
+    auto [m, latent] = actor_->forward_sde(on_device);
+    mean = m;
+    scale = latent.unsqueeze(2) * torch::exp(actor_->sde_log_std()).unsqueeze(0);
   } else {
-    const auto std_dev = log_std.cpu().to(torch::kFloat64).exp().contiguous();
-    unit = torch::empty_like(mean);
-    const double* m = mean.data_ptr<double>();
-    const double* s = std_dev.data_ptr<double>();
-    double* u = unit.data_ptr<double>();
-    for (std::int64_t i = 0; i < mean.numel(); ++i) u[i] = std::tanh(m[i] + s[i] * rng_.normal());
+    auto [m, log_std] = actor_->forward(on_device);
+    mean = m;
+    scale = log_std.exp();
+  }
+  mean = mean.cpu().to(torch::kFloat64).contiguous();
+  scale = scale.cpu().to(torch::kFloat64).contiguous();
+  // One draw per noise factor from the agent's stream; gSDE draws a matrix per row.
+  const std::int64_t rows = mean.size(0), d = mean.size(1), per_row = scale.numel() / std::max<std::int64_t>(rows, 1);
+  const std::int64_t latent = per_row / d;
+  auto unit = torch::empty_like(mean);
+  const double* m = mean.data_ptr<double>();
+  const double* f = scale.data_ptr<double>();
+  double* u = unit.data_ptr<double>();
+  std::vector<double> eps(static_cast<std::size_t>(per_row));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (auto& e : eps) e = rng_.normal();
+    for (std::int64_t j = 0; j < d; ++j) {
+      double x = m[r * d + j];
+      for (std::int64_t l = 0; l < latent; ++l) x += f[r * per_row + l * d + j] * eps[static_cast<std::size_t>(l * d + j)];
+      u[r * d + j] = std::tanh(x);
+    }
   }
   return scaling_.to_env(unit);
 }
@@ -78,6 +98,7 @@ std::optional<PolicyExport> SacAgent::export_policy() const {
   PolicyExport e = policy_export_of(PolicyExport::Network::tanh_actor, spec_.observation_space, spec_.action_space,
                                     cfg_.policy, *actor_);
   e.tanh_in_float64 = true;
+  if (cfg_.use_sde) e.clip_mean = kSdeClipMean;
   return e;
 }
 
@@ -94,8 +115,19 @@ void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
                         terminated = s.terminated.to(device_);
     // The policy's actions on the batch (reparameterised), then the entropy coefficient's step.
-    const auto [mean, log_std] = actor_->forward(obs);
-    const SquashedSample pi = squashed_gaussian_sample(mean, log_std, torch::randn_like(mean));
+    // gSDE: one exploration matrix per gradient step for the batch and its next observations
+    // (SB3's reset_noise before each step).
+    const auto weights = cfg_.use_sde ? torch::randn(actor_->sde_log_std().sizes(), actor_->sde_log_std().options())
+                                      : torch::Tensor();
+    auto draw = [&](const std::vector<torch::Tensor>& o) {
+      if (cfg_.use_sde) {
+        const auto [mean, latent] = actor_->forward_sde(o);
+        return squashed_sde_sample(mean, latent, actor_->sde_log_std(), weights);
+      }
+      const auto [mean, log_std] = actor_->forward(o);
+      return squashed_gaussian_sample(mean, log_std, torch::randn_like(mean));
+    };
+    const SquashedSample pi = draw(obs);
     const double alpha = entropy_coefficient();  // before this step's update, as SB3
     if (ent_.learned) {
       const auto ent_loss = sac_entropy_loss(log_ent_coef_, pi.log_prob, target_entropy_);
@@ -109,8 +141,7 @@ void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     {
       torch::NoGradGuard no_grad;
       const auto next = to_device(observation_tensors(space, s.next_obs), device_);
-      const auto [next_mean, next_log_std] = actor_->forward(next);
-      const SquashedSample next_pi = squashed_gaussian_sample(next_mean, next_log_std, torch::randn_like(next_mean));
+      const SquashedSample next_pi = draw(next);
       target = sac_critic_target(critic_target_->forward(next, next_pi.actions), next_pi.log_prob, rewards, discounts,
                                  terminated, alpha);
     }
@@ -143,9 +174,19 @@ void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
 
 std::shared_ptr<BatchEvaluator> SacAgent::acting_evaluator(const ModuleParameterStore* store) const {
   SquashedGaussianActor actor =
-      store ? SquashedGaussianActor(spec_.observation_space, scaling_.dim(), cfg_.policy) : actor_;
+      store ? SquashedGaussianActor(spec_.observation_space, scaling_.dim(), cfg_.policy, cfg_.use_sde) : actor_;
+  const std::int64_t d = scaling_.dim();
+  if (cfg_.use_sde)  // the mean, then latent_l exp(log_std_lj) (rl/continuous_acting.h)
+    return std::make_shared<ModuleEvaluator>(
+        spec_.observation_space, static_cast<std::size_t>(d + actor->latent_dim() * d), actor.ptr(),
+        [actor](const std::vector<torch::Tensor>& obs) mutable {
+          auto [mean, latent] = actor->forward_sde(obs);
+          const auto scale = latent.unsqueeze(2) * torch::exp(actor->sde_log_std()).unsqueeze(0);
+          return torch::cat({mean, scale.reshape({latent.size(0), -1})}, 1);
+        },
+        store);
   return std::make_shared<ModuleEvaluator>(
-      spec_.observation_space, static_cast<std::size_t>(2 * scaling_.dim()), actor.ptr(),
+      spec_.observation_space, static_cast<std::size_t>(2 * d), actor.ptr(),
       [actor](const std::vector<torch::Tensor>& obs) mutable {
         auto [mean, log_std] = actor->forward(obs);
         return torch::cat({mean, log_std}, 1);

@@ -55,11 +55,15 @@ struct SacConfig {
   std::int64_t n_critics = 2;
   std::int64_t n_envs = 1;
   std::int64_t n_step = 1;
+  bool use_sde = false;
+  std::int64_t sde_sample_freq = -1;
+  bool use_sde_at_warmup = false;
   PolicyConfig policy = [] {
     PolicyConfig p;
     p.hidden = {256, 256};
     p.activation = "relu";
     p.ortho_init = false;
+    p.log_std_init = -3.0;  // SB3's SAC policy default (gSDE's starting log-std)
     return p;
   }();
 
@@ -89,7 +93,14 @@ struct SacConfig {
     f("n_critics", &SacConfig::n_critics, "Q networks (the target takes their minimum)", Bound::at_least(1));
     f("n_envs", &SacConfig::n_envs, "parallel envs", Bound::at_least(1));
     f("n_step", &SacConfig::n_step, "n-step returns (stopping at episode ends)", Bound::at_least(1));
-    f("policy", &SacConfig::policy, "actor and critic MLPs (hidden, activation)");
+    f("use_sde", &SacConfig::use_sde,
+      "gSDE: state-dependent exploration noise (an exploration matrix on the actor's latent features, log-std from "
+      "policy.log_std_init)");
+    f("sde_sample_freq", &SacConfig::sde_sample_freq,
+      "gSDE: steps between new exploration matrices (-1: once per training round)", Bound::at_least(-1));
+    f("use_sde_at_warmup", &SacConfig::use_sde_at_warmup,
+      "gSDE: act with it before learning_starts instead of uniformly random actions");
+    f("policy", &SacConfig::policy, "actor and critic MLPs (hidden, activation; log_std_init with gSDE)");
     f.check("gradient_steps", [](const SacConfig& c) { return gradient_steps_problem(c.gradient_steps); });
     f.check("ent_coef", [](const SacConfig& c) -> std::optional<std::string> {
       if (!parse_entropy_coefficient(c.ent_coef))
@@ -105,7 +116,18 @@ struct SacConfig {
     });
     f.check("buffer_size", [](const SacConfig& c) { return buffer_size_problem(c.buffer_size, c.n_envs); });
     f.check("train_freq", [](const SacConfig& c) { return train_frequency_problem(c.train_freq, c.n_envs); });
-    f.check("policy", [](const SacConfig& c) { return continuous_policy_problem(c.policy, "SAC"); });
+    f.check("policy", [](const SacConfig& c) {
+      return continuous_policy_problem(c.policy, "SAC", c.use_sde, SacConfig{}.policy.log_std_init);
+    });
+    f.check("sde_sample_freq", [](const SacConfig& c) -> std::optional<std::string> {
+      if (c.sde_sample_freq == 0) return "must be >= 1, or -1 for once per training round";
+      if (!c.use_sde && c.sde_sample_freq != -1) return "is a gSDE setting: set use_sde: true or leave it out";
+      return std::nullopt;
+    });
+    f.check("use_sde_at_warmup", [](const SacConfig& c) -> std::optional<std::string> {
+      if (!c.use_sde && c.use_sde_at_warmup) return "is a gSDE setting: set use_sde: true or leave it out";
+      return std::nullopt;
+    });
   }
 };
 

@@ -18,6 +18,15 @@ SquashedSample squashed_gaussian_sample(const torch::Tensor& mean, const torch::
   return {torch::tanh(u), squashed_gaussian_log_prob(u, mean, log_std)};
 }
 
+SquashedSample squashed_sde_sample(const torch::Tensor& mean, const torch::Tensor& latent, const torch::Tensor& log_std,
+                                   const torch::Tensor& weights_noise) {
+  const auto std_dev = torch::exp(log_std);
+  const auto u = mean + latent.mm(std_dev * weights_noise);
+  // SB3's epsilon in the variance keeps log-std finite where the latent features are all 0.
+  const auto noise_log_std = 0.5 * torch::log(latent.pow(2).mm(std_dev.pow(2)) + 1e-6);
+  return {torch::tanh(u), squashed_gaussian_log_prob(u, mean, noise_log_std)};
+}
+
 torch::Tensor sac_critic_target(const torch::Tensor& next_q, const torch::Tensor& next_log_prob,
                                 const torch::Tensor& rewards, const torch::Tensor& discounts,
                                 const torch::Tensor& terminated, double alpha) {

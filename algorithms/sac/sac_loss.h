@@ -17,6 +17,12 @@ struct SquashedSample {
 };
 SquashedSample squashed_gaussian_sample(const torch::Tensor& mean, const torch::Tensor& log_std,
                                         const torch::Tensor& noise);
+// gSDE's draw (SB3's StateDependentNoiseDistribution, full_std, learned features): the
+// exploration matrix exp(log_std) * weights_noise [L, d] (one for the whole batch), u = mean +
+// latent matrix, and log pi(tanh(u)) under N(mean, latent^2 exp(log_std)^2 + 1e-6), with the
+// same tanh correction. mean [B, d], latent [B, L], log_std and weights_noise [L, d].
+SquashedSample squashed_sde_sample(const torch::Tensor& mean, const torch::Tensor& latent, const torch::Tensor& log_std,
+                                   const torch::Tensor& weights_noise);
 // log pi(tanh(u)) for pre-squash values u [B, d].
 torch::Tensor squashed_gaussian_log_prob(const torch::Tensor& u, const torch::Tensor& mean, const torch::Tensor& log_std);
 

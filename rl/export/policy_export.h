@@ -51,6 +51,8 @@ struct PolicyExport {
   // tanh_actor: the tanh is taken after the cast to float64 (SAC's tanh(mean)), else before
   // it, in float32 (TD3's and DDPG's actor output).
   bool tanh_in_float64 = false;
+  // tanh_actor: the mean is clipped to +-clip_mean before the tanh (0: not; SAC's gSDE actor).
+  double clip_mean = 0.0;
 };
 
 // Detached CPU copies of a module's parameters and buffers with their qualified names.

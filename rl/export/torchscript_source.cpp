@@ -382,6 +382,7 @@ struct Generator {
     mlp_method(code, t, "_trunk", "trunk.", p.policy);
     code.def("forward(self, obs: " + obs_type + ") -> Tensor");
     code.line("out = " + linear(t, "head.", "self._trunk(self._encode(obs))") + fmt::format(".narrow(1, 0, {})", dim));
+    if (p.clip_mean > 0) code.line(fmt::format("out = out.clamp({}, {})", py_float(-p.clip_mean), py_float(p.clip_mean)));
     code.line(p.tanh_in_float64 ? "u = torch.tanh(out" + to_double + ")" : "u = torch.tanh(out)" + to_double);
     code.line("a = self.action_low64 + (u + 1.0) * 0.5 * (self.action_high64 - self.action_low64)");
     std::string shape = "[a.size(0)";

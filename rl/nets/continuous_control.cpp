@@ -22,18 +22,32 @@ void check_action_dim(std::int64_t d) {
 }  // namespace
 
 SquashedGaussianActorImpl::SquashedGaussianActorImpl(const Space& obs_space, std::int64_t action_dim,
-                                                     const PolicyConfig& config)
+                                                     const PolicyConfig& config, bool sde)
     : action_dim_(action_dim) {
   check_action_dim(action_dim);
   encoder_ = register_module("encoder", ObservationEncoder(obs_space, config));
   trunk_ = register_module("trunk", Mlp(encoder_->out_features(), config.hidden, config.activation));
-  head_ = register_module("head", torch::nn::Linear(trunk_->out_features(), 2 * action_dim));
-  fused_ = fused_chain(trunk_, head_);
+  head_ = register_module("head", torch::nn::Linear(trunk_->out_features(), (sde ? 1 : 2) * action_dim));
+  if (sde)  // the noise needs the trunk's output: no fused chain
+    log_std_ = register_parameter("log_std", torch::full({trunk_->out_features(), action_dim}, config.log_std_init));
+  else
+    fused_ = fused_chain(trunk_, head_);
 }
 
 std::pair<torch::Tensor, torch::Tensor> SquashedGaussianActorImpl::forward(const std::vector<torch::Tensor>& obs) {
+  RLZOO_CHECK(!sde(), "SquashedGaussianActor::forward on a gSDE actor: use forward_sde");
   const auto out = run_chain(fused_, trunk_, head_, encoder_->forward(obs));
   return {out.narrow(1, 0, action_dim_), out.narrow(1, action_dim_, action_dim_).clamp(kLogStdMin, kLogStdMax)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> SquashedGaussianActorImpl::forward_sde(const std::vector<torch::Tensor>& obs) {
+  RLZOO_CHECK(sde(), "SquashedGaussianActor::forward_sde on an actor without gSDE");
+  auto latent = trunk_->forward(encoder_->forward(obs));
+  return {head_->forward(latent).clamp(-kSdeClipMean, kSdeClipMean), std::move(latent)};
+}
+
+torch::Tensor SquashedGaussianActorImpl::mean(const std::vector<torch::Tensor>& obs) {
+  return sde() ? forward_sde(obs).first : forward(obs).first;
 }
 
 DeterministicActorImpl::DeterministicActorImpl(const Space& obs_space, std::int64_t action_dim,

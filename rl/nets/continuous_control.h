@@ -4,7 +4,11 @@
 // rescale actions to the Box's bounds, and back when they learn from stored ones.
 //
 //   SquashedGaussianActor: trunk -> mean and log-std heads (the log-std clamped to [-20, 2]);
-//     the action is tanh(u), u ~ N(mean, std) (sac_loss.h has its log-probability).
+//     the action is tanh(u), u ~ N(mean, std) (sac_loss.h has its log-probability). With
+//     gSDE (generalized State-Dependent Exploration, Raffin et al. 2021, as SB3's
+//     StateDependentNoiseDistribution with full_std, no expln, learned features): the head
+//     gives the mean only, clipped to [-2, 2] (SB3's clip_mean), and a parameter log_std
+//     [latent, action_dim] scales the noise: u = mean + latent exploration_matrix.
 //   DeterministicActor:    trunk -> head -> tanh (TD3, DDPG).
 //   ContinuousCritic:      n_critics Q(s, a) MLPs on [features, action].
 //
@@ -29,15 +33,30 @@ namespace rlzoo {
 // SB3's bounds on the Gaussian's log-std (sac/policies.py LOG_STD_MIN, LOG_STD_MAX).
 constexpr double kLogStdMin = -20.0, kLogStdMax = 2.0;
 
+// SB3's clip_mean for gSDE actors.
+constexpr double kSdeClipMean = 2.0;
+
 class SquashedGaussianActorImpl : public torch::nn::Module {
  public:
-  SquashedGaussianActorImpl(const Space& observation_space, std::int64_t action_dim, const PolicyConfig& config);
-  // The Gaussian's mean and clamped log-std before the tanh, [B, action_dim] each.
+  // sde: a gSDE actor, its log_std starting at config.log_std_init.
+  SquashedGaussianActorImpl(const Space& observation_space, std::int64_t action_dim, const PolicyConfig& config,
+                            bool sde = false);
+  // The Gaussian's mean and clamped log-std before the tanh, [B, action_dim] each (not gSDE).
   std::pair<torch::Tensor, torch::Tensor> forward(const std::vector<torch::Tensor>& obs);
+  // gSDE: the mean before the tanh [B, action_dim] (clipped to +-kSdeClipMean) and the latent
+  // features the noise multiplies [B, latent].
+  std::pair<torch::Tensor, torch::Tensor> forward_sde(const std::vector<torch::Tensor>& obs);
+  // The mean before the tanh, either kind.
+  torch::Tensor mean(const std::vector<torch::Tensor>& obs);
+  bool sde() const { return log_std_.defined(); }
+  // gSDE's [latent, action_dim] log-std (undefined otherwise).
+  const torch::Tensor& sde_log_std() const { return log_std_; }
   std::int64_t action_dim() const { return action_dim_; }
+  std::int64_t latent_dim() const { return trunk_->out_features(); }
 
  private:
   std::int64_t action_dim_;
+  torch::Tensor log_std_;
   ObservationEncoder encoder_{nullptr};
   Mlp trunk_{nullptr};
   torch::nn::Linear head_{nullptr};  // [mean, log-std]: one layer of 2 x action_dim outputs

@@ -383,19 +383,26 @@ TEST_F(TorchScriptExportTest, PolicyGradientMlpPolicies) {
 // SAC's deterministic action is tanh of the mean taken in float64, TD3's and DDPG's the actor's
 // tanh output; both rescaled to the Box's bounds per dimension.
 TEST_F(TorchScriptExportTest, OffPolicyContinuousActorsActAsTheAgent) {
-  for (const auto& [algo, env] : std::vector<std::pair<std::string, std::string>>{
-           {"sac", "Pendulum-v1"}, {"sac", "ExportBoxActions-v0"}, {"td3", "ExportBoxActions-v0"}, {"ddpg", "Pendulum-v1"}}) {
-    SCOPED_TRACE(algo + " " + env);
-    auto e = learn_and_export(algo, env,
-                              {"hyperparams.learning_starts=32", "hyperparams.batch_size=16",
-                               "hyperparams.policy.hidden=[32, 32]"},
-                              96);
+  struct Case {
+    std::string algo, env, extra;
+  };
+  for (const Case& c : std::vector<Case>{{"sac", "Pendulum-v1", ""},
+                                         {"sac", "ExportBoxActions-v0", ""},
+                                         {"sac", "ExportBoxActions-v0", "hyperparams.use_sde=true"},  // mean clipped
+                                         {"td3", "ExportBoxActions-v0", ""},
+                                         {"ddpg", "Pendulum-v1", ""}}) {
+    const std::string& env = c.env;
+    SCOPED_TRACE(c.algo + " " + env + " " + c.extra);
+    std::vector<std::string> overrides{"hyperparams.learning_starts=32", "hyperparams.batch_size=16",
+                                       "hyperparams.policy.hidden=[32, 32]"};
+    if (!c.extra.empty()) overrides.push_back(c.extra);
+    auto e = learn_and_export(c.algo, env, overrides, 96);
     const auto o = random_episodes(env, 100);
     expect_feed_forward_actions(e, o);
     const auto actions = e.module.forward({as_input(*e.agent, o.obs)}).toTensor();
     EXPECT_GT(actions.std(0).min().item<double>(), 0.0);  // the observations move the actions
-    const TorchScriptCheck c = check_torchscript_export(*e.agent, e.info.path, 50);
-    EXPECT_TRUE(c.passed()) << c.max_abs_diff;
+    const TorchScriptCheck check = check_torchscript_export(*e.agent, e.info.path, 50);
+    EXPECT_TRUE(check.passed()) << check.max_abs_diff;
   }
 }
 
