@@ -10,6 +10,10 @@
 //     LibTorch uses (what the update would reach with no framework cost at all), and
 //   - `plain_cpp_gemm`: the same products as plain C++ loops (no BLAS), and
 //   - `sgemm_peak`: one-thread sgemm on 512x512 matrices, the machine's peak for this BLAS.
+// and, through the agents' own learn() (`sac`, `td3`): SAC's and TD3's gradient steps on
+// Pendulum-v1 at batch 256, both networks width-width, timed as learn(4) calls that each take 4
+// env steps and 64 gradient steps from a replay buffer filled first (so the env and the
+// round's bookkeeping are in the figure, at 1/16 of a gradient step each).
 // Each figure is the median of `--repeats` timed runs of `--seconds`, one thread.
 #include <torch/torch.h>
 
@@ -25,6 +29,9 @@
 #include "apps/bench/learner_updates.h"
 #include "apps/commands.h"
 #include "core/torch/threads.h"
+#include "algorithms/builtin.h"
+#include "envs/builtin.h"
+#include "rl/agent.h"
 #include "rl/nets/gemm.h"
 
 namespace rlzoo::cli {
@@ -35,7 +42,7 @@ struct LearnerBenchOptions {
   double seconds = 1.0;
   int repeats = 5;
   std::vector<std::int64_t> widths = {64, 256};
-  std::vector<std::string> parts = {"ppo", "dqn", "gemm"};
+  std::vector<std::string> parts = {"ppo", "dqn", "sac", "td3", "gemm"};
   bool baseline = true;
   bool has(const std::string& part) const { return std::find(parts.begin(), parts.end(), part) != parts.end(); }
 };
@@ -166,17 +173,67 @@ void bench_update(const std::string& algo, std::int64_t width, std::int64_t seco
   print_gemm_lines(name, shapes, o, peak);
 }
 
+// SAC's or TD3's gradient steps through the agent's learn() (see the header comment), with the
+// products of one step: Pendulum's 3 observations and 1 action.
+void bench_off_policy(const std::string& algo, std::int64_t width, const LearnerBenchOptions& o, double peak) {
+  constexpr std::int64_t kBatch = 256, kSteps = 4, kGradientSteps = 64, kFilled = 1024;
+  register_builtin_envs();
+  register_builtin_algorithms();
+  auto agent = make_agent(algo, "Pendulum-v1",
+                          {"seed=0", "torch_threads=1", fmt::format("hyperparams.policy.hidden=[{0}, {0}]", width),
+                           fmt::format("hyperparams.batch_size={}", kBatch),
+                           fmt::format("hyperparams.learning_starts={}", kFilled),
+                           fmt::format("hyperparams.train_freq={}", kSteps),
+                           fmt::format("hyperparams.gradient_steps={}", kGradientSteps)});
+  agent->set_progress_bar(false);
+  agent->learn(kFilled);  // random actions into the buffer, no gradient step yet
+  const double calls = median_rate([&] { agent->learn(kSteps); }, 1.0, o.seconds, o.repeats);
+  const double rate = calls * kGradientSteps;
+  const std::vector<std::int64_t> hidden{width, width};
+  std::vector<GemmShape> shapes;
+  if (algo == "sac") {
+    add_mlp(shapes, kBatch, 3, hidden, 2, true);   // the actor on the batch (mean, log-std)
+    add_mlp(shapes, kBatch, 3, hidden, 2, false);  // the actor on the next observations
+    for (int i = 0; i < 2; ++i) {
+      add_mlp(shapes, kBatch, 4, hidden, 1, true);   // each critic's loss
+      add_mlp(shapes, kBatch, 4, hidden, 1, false);  // each target critic
+      add_mlp(shapes, kBatch, 4, hidden, 1, true);   // each critic in the actor's loss
+    }
+  } else {  // td3: per step the target actor and critics, the critics' loss; every 2nd the actor
+    add_mlp(shapes, kBatch, 3, hidden, 1, false);
+    for (int i = 0; i < 2; ++i) {
+      add_mlp(shapes, kBatch, 4, hidden, 1, false);
+      add_mlp(shapes, kBatch, 4, hidden, 1, true);
+    }
+    std::vector<GemmShape> actor;
+    add_mlp(actor, kBatch, 3, hidden, 1, true);
+    add_mlp(actor, kBatch, 4, hidden, 1, true);
+    for (auto s : actor) {
+      s.batch /= 2;  // half of the steps, as half the rows
+      shapes.push_back(s);
+    }
+  }
+  const double gflops = rate * gemm_flops(shapes) / 1e9;
+  const std::string name = fmt::format("learner/{0}_{1}x{1}", algo, width);
+  print_bench_line(name + "/updates_per_s", rate, "updates/s", nullptr,
+                   {{"batch", kBatch}, {"us_per_update", 1e6 / rate}, {"gflops", gflops},
+                    {"fraction_of_peak", gflops / peak},
+                    {"path", fmt::format("{}'s learn(): {} env steps and {} gradient steps a call", algo, kSteps,
+                                         kGradientSteps)}});
+  print_gemm_lines(name, shapes, o, peak);
+}
+
 }  // namespace
 
 void add_learner_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand(
-      "learner", "PPO and DQN update rates and GFLOP/s on small networks, beside the sgemm peak and bare GEMMs");
+      "learner", "PPO, DQN, SAC and TD3 update rates and GFLOP/s on small networks, beside the sgemm peak and bare GEMMs");
   auto o = std::make_shared<LearnerBenchOptions>();
   cmd->add_option("--seconds", o->seconds, "Seconds per timed run")->check(CLI::PositiveNumber);
   cmd->add_option("--repeats", o->repeats, "Timed runs per figure (the median is printed)")->check(CLI::PositiveNumber);
   cmd->add_option("--widths", o->widths, "Hidden widths (two layers of each)")->check(CLI::PositiveNumber);
-  cmd->add_option("--parts", o->parts, "What to measure: ppo, dqn, gemm (the bare products beside each update)")
-      ->check(CLI::IsMember({"ppo", "dqn", "gemm"}));
+  cmd->add_option("--parts", o->parts, "What to measure: ppo, dqn, sac, td3, gemm (the bare products beside each update)")
+      ->check(CLI::IsMember({"ppo", "dqn", "sac", "td3", "gemm"}));
   cmd->add_flag("--baseline,!--no-baseline", o->baseline,
                  "Also time the LibTorch-modules baseline of each update (default: yes)");
   cmd->callback([o] {
@@ -185,6 +242,8 @@ void add_learner_bench_command(CLI::App& bench) {
     for (auto w : o->widths) {
       if (o->has("ppo")) bench_update<bench::PpoUpdate>("ppo", w, 1, true, *o, peak);
       if (o->has("dqn")) bench_update<bench::DqnUpdate>("dqn", w, 2, false, *o, peak);
+      for (const char* algo : {"sac", "td3"})
+        if (o->has(algo)) bench_off_policy(algo, w, *o, peak);
     }
   });
 }

@@ -87,8 +87,8 @@ TEST(ExportCli, AlgorithmsWithoutAnExportAreRefusedByName) {
   r = rlzoo("export " + dir + "/run " + dir + "/p.pt");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("a varibad agent cannot be exported; algorithms that can: dqn, gpomdp, ppo, srvrpg, "
-                               "storm_pg, svrpg"));
+  EXPECT_THAT(r.err, HasSubstr("a varibad agent cannot be exported; algorithms that can: ddpg, dqn, gpomdp, ppo, "
+                               "sac, srvrpg, storm_pg, svrpg, td3"));
   EXPECT_FALSE(fs::exists(dir + "/p.pt"));
 }
 
