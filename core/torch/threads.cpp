@@ -51,8 +51,12 @@ ThreadSettings configure_threads(int torch_threads, int blas_threads) {
   s.torch_threads = at::get_num_threads();
   s.interop_threads = at::get_num_interop_threads();
   s.blas = detect_blas();
-  spdlog::info("threads: torch={} interop={} BLAS={} threads={}", s.torch_threads, s.interop_threads, s.blas.name,
-               s.blas.threads);
+  // Said once per change: learn() configures the threads on every call.
+  static std::string last_said;
+  const std::string said = fmt::format("threads: torch={} interop={} BLAS={} threads={}", s.torch_threads,
+                                       s.interop_threads, s.blas.name, s.blas.threads);
+  if (said != last_said) spdlog::info("{}", said);
+  last_said = said;
   if (!s.blas.is_openblas)
     spdlog::warn("threads: the active BLAS is {}, not OpenBLAS; Debian's LibTorch uses the system libblas.so.3 and "
                  "OpenBLAS measured ~7x faster: sudo update-alternatives --config libblas.so.3-x86_64-linux-gnu",
