@@ -95,6 +95,20 @@ TEST_P(CheckAlgorithm, Passes) {
   EXPECT_THAT(report.passed, ::testing::Contains("save_load_act"));
 }
 
+// SAC with gSDE on every backend: exploration matrices per env on actor threads, and exact
+// resume with them (a new matrix every 4 steps and every round).
+TEST(CheckAlgorithm, SacWithGsdePasses) {
+  test::register_builtins();
+  AlgorithmCheckOptions options = checked_algorithms().at("sac");
+  options.overrides.insert(options.overrides.end(), {"seed=0", "log_every=1000000", "eval.every=0",
+                                                     "hyperparams.use_sde=true", "hyperparams.sde_sample_freq=4"});
+  options.work_dir = test::make_temp_dir("rlzoo-check-sac-gsde");
+  const AlgorithmCheckReport report = check_algorithm("sac", options);
+  EXPECT_TRUE(report.ok()) << report.summary();
+  EXPECT_THAT(report.passed, ::testing::Contains("exact_resume"));
+  EXPECT_THAT(report.passed, ::testing::Contains("learn[threads]"));
+}
+
 // Each instance is named by its algorithm id (CheckAlgorithm.Passes/ppo, ...).
 INSTANTIATE_TEST_SUITE_P(EveryRegisteredAlgorithm, CheckAlgorithm, ::testing::ValuesIn(checked_ids()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
