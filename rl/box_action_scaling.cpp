@@ -30,6 +30,20 @@ void BoxActionScaling::to_env(std::span<const float> unit, Bytes out) const {
 }
 
 torch::Tensor BoxActionScaling::to_unit(const torch::Tensor& env_actions) const {
+  if (env_actions.scalar_type() == torch::kFloat32 && env_actions.device().is_cpu() && env_actions.is_contiguous() &&
+      env_actions.numel() == env_actions.size(0) * dim()) {
+    // The same float64 arithmetic as the operations below, in one loop (every gradient step
+    // converts its batch).
+    auto out = torch::empty({env_actions.size(0), dim()}, torch::kFloat32);
+    const float* a = env_actions.data_ptr<float>();
+    float* u = out.data_ptr<float>();
+    const std::size_t d = low_.size();
+    for (std::int64_t i = 0; i < out.numel(); ++i) {
+      const std::size_t j = static_cast<std::size_t>(i) % d;
+      u[i] = static_cast<float>(2.0 * (static_cast<double>(a[i]) - low_[j]) / (high_[j] - low_[j]) - 1.0);
+    }
+    return out;
+  }
   const auto a = env_actions.to(torch::kFloat64).reshape({env_actions.size(0), dim()});
   const auto low = torch::tensor(low_, torch::kFloat64).to(a.device());
   const auto high = torch::tensor(high_, torch::kFloat64).to(a.device());

@@ -8,6 +8,8 @@
 #include "algorithms/td3/td3.h"
 #include "algorithms/td3/td3_loss.h"
 #include "rl/agent.h"
+#include "rl/box_action_scaling.h"
+#include "core/common/error.h"
 #include "rl/callbacks.h"
 #include "core/checkpoint/manager.h"
 #include "rl/nets/target_network.h"
@@ -53,6 +55,19 @@ TEST(TargetNetwork, PolyakUpdateByHand) {
   copy_module(*src, *dst);
   EXPECT_TRUE(torch::equal(dst->weight, src->weight));
   EXPECT_TRUE(torch::equal(dst->bias, src->bias));
+}
+
+// BoxActionScaling (rl/box_action_scaling.h): env actions to [-1, 1] and back per dimension;
+// float32 batches take a plain loop, which must give the float64 operations' bits.
+TEST(BoxActionScaling, ToUnitAndBackPerDimensionWithTheSameBitsOnEitherPath) {
+  const BoxActionScaling scaling(Space::box({-1.0, 0.0}, {3.0, 0.5}, {2}), "test");
+  const auto env = torch::tensor({{-1.0f, 0.0f}, {3.0f, 0.5f}, {1.0f, 0.125f}});
+  EXPECT_TRUE(torch::equal(scaling.to_unit(env), torch::tensor({{-1.0f, -1.0f}, {1.0f, 1.0f}, {0.0f, -0.5f}})));
+  const auto many = torch::rand({1000, 2}) * torch::tensor({4.0f, 0.5f}) + torch::tensor({-1.0f, 0.0f});
+  // float64 input takes the operations; float32 the loop: the same float32 bits.
+  EXPECT_TRUE(torch::equal(scaling.to_unit(many), scaling.to_unit(many.to(torch::kFloat64))));
+  EXPECT_TRUE(torch::allclose(scaling.to_env(scaling.to_unit(many)), many, 1e-6, 1e-6));
+  EXPECT_THROW(BoxActionScaling(Space::box(-INFINITY, 1.0, {1}), "test"), UserError);
 }
 
 TEST(Td3Agent, DdpgHasNoneOfTd3sOwnKeysAndEachRefusesBadSettingsAtTheirKey) {
