@@ -58,10 +58,10 @@ double clip_plain(const std::vector<std::pair<float*, std::int64_t>>& grads, dou
 
 }  // namespace
 
-double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, const torch::Tensor& loss,
-                                const UpdateWhere& where) {
-  // A loss can be Inf while its gradients stay finite (Huber's are bounded), so both are read.
-  const double loss_value = loss.defined() ? loss.detach().item<double>() : 0.0;
+namespace {
+
+double clip_and_check(const std::vector<torch::Tensor>& params, double max_norm, std::optional<double> loss,
+                      const UpdateWhere& where) {
   double norm = 0.0;
   if (const auto plain = plain_gradients(params)) {
     norm = clip_plain(*plain, max_norm);
@@ -73,11 +73,25 @@ double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double
       if (p.grad().defined()) norms.push_back(p.grad().detach().norm());
     if (!norms.empty()) norm = torch::stack(norms).norm().item<double>();
   }
-  if (std::isfinite(norm) && std::isfinite(loss_value)) [[likely]]
+  if (std::isfinite(norm) && std::isfinite(loss.value_or(0.0))) [[likely]]
     return norm;
   std::string what = fmt::format("the gradient norm is {}", norm);
-  if (loss.defined()) what = fmt::format("the loss is {} and {}", loss_value, what);
+  if (loss) what = fmt::format("the loss is {} and {}", *loss, what);
   diverged(where, what);
+}
+
+}  // namespace
+
+double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, const torch::Tensor& loss,
+                                const UpdateWhere& where) {
+  // A loss can be Inf while its gradients stay finite (Huber's are bounded), so both are read.
+  return clip_and_check(params, max_norm,
+                        loss.defined() ? std::optional<double>(loss.detach().item<double>()) : std::nullopt, where);
+}
+
+double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, double loss,
+                                const UpdateWhere& where) {
+  return clip_and_check(params, max_norm, loss, where);
 }
 
 void check_finite_gradient(const torch::Tensor& gradient, const UpdateWhere& where) {

@@ -36,6 +36,9 @@ struct UpdateWhere {
 // undefined: not checked) is not finite; the message names the update, the env step and both.
 double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, const torch::Tensor& loss,
                                 const UpdateWhere& where);
+// The same with the loss's value, for updates that compute it without a tensor.
+double clip_and_check_gradients(const std::vector<torch::Tensor>& params, double max_norm, double loss,
+                                const UpdateWhere& where);
 
 // Throws TrainingDiverged as above when `gradient` (an estimator's flat gradient, for algorithms
 // that compute it themselves) holds a NaN or Inf.

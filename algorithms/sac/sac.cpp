@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "algorithms/sac/sac_fused_update.h"
 #include "algorithms/sac/sac_loss.h"
 #include "rl/export/policy_export.h"
 #include "rl/gradient_guard.h"
@@ -38,6 +39,9 @@ SacAgent::SacAgent(const AgentSetup& setup) : ContinuousOffPolicyAgent(setup, "s
   actor_optimizer_ = std::make_unique<FusedAdam>(actor_->parameters(), adam);
   critic_optimizer_ = std::make_unique<FusedAdam>(critic_->parameters(), adam);
   if (ent_.learned) ent_optimizer_ = std::make_unique<FusedAdam>(std::vector<torch::Tensor>{log_ent_coef_}, adam);
+  actor_params_ = actor_->parameters();
+  critic_params_ = critic_->parameters();
+  fused_ = SacFusedUpdate::make(actor_, critic_, critic_target_);
   GsdeActing gsde;
   if (cfg_.use_sde) gsde = {actor_->latent_dim(), cfg_.sde_sample_freq, cfg_.use_sde_at_warmup};
   set_settings({cfg_.buffer_size, cfg_.learning_starts, cfg_.batch_size, cfg_.gamma, cfg_.n_step, cfg_.train_freq,
@@ -102,65 +106,118 @@ std::optional<PolicyExport> SacAgent::export_policy() const {
   return e;
 }
 
-void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
+void SacAgent::use_fused_update(bool on) { fused_on_ = on; }
+
+bool SacAgent::fused_update_applies() const { return fused_on_ && fused_ && fused_->applies(); }
+
+SacAgent::StepLosses SacAgent::torch_step(const UpdateWhere& where) {
   const Space& space = spec_.observation_space;
-  const auto actor_params = actor_->parameters(), critic_params = critic_->parameters();
+  // Sampled and decoded on the CPU, where the buffer lives; used on the device.
+  const ReplaySample s = sample();
+  const auto obs = to_device(observation_tensors(space, s.obs), device_);
+  const auto actions = unit_actions(s.actions).to(device_);
+  const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
+                      terminated = s.terminated.to(device_);
+  // The policy's actions on the batch (reparameterised), then the entropy coefficient's step.
+  // gSDE: one exploration matrix per gradient step for the batch and its next observations
+  // (SB3's reset_noise before each step).
+  const auto weights = cfg_.use_sde ? torch::randn(actor_->sde_log_std().sizes(), actor_->sde_log_std().options())
+                                    : torch::Tensor();
+  auto draw = [&](const std::vector<torch::Tensor>& o) {
+    if (cfg_.use_sde) {
+      const auto [mean, latent] = actor_->forward_sde(o);
+      return squashed_sde_sample(mean, latent, actor_->sde_log_std(), weights);
+    }
+    const auto [mean, log_std] = actor_->forward(o);
+    return squashed_gaussian_sample(mean, log_std, torch::randn_like(mean));
+  };
+  StepLosses out;
+  const SquashedSample pi = draw(obs);
+  out.alpha = entropy_coefficient();  // before this step's update, as SB3
+  if (ent_.learned) {
+    const auto ent_loss = sac_entropy_loss(log_ent_coef_, pi.log_prob, target_entropy_);
+    zero_gradients(*ent_optimizer_);
+    ent_loss.backward();
+    clip_and_check_gradients({log_ent_coef_}, 0.0, ent_loss, where);
+    ent_optimizer_->step();
+    out.ent_loss = ent_loss.item<double>();
+  }
+  torch::Tensor target;
+  {
+    torch::NoGradGuard no_grad;
+    const auto next = to_device(observation_tensors(space, s.next_obs), device_);
+    const SquashedSample next_pi = draw(next);
+    target = sac_critic_target(critic_target_->forward(next, next_pi.actions), next_pi.log_prob, rewards, discounts,
+                               terminated, out.alpha);
+  }
+  const auto critic_loss = sac_critic_loss(critic_->forward(obs, actions), target);
+  zero_gradients(*critic_optimizer_);
+  critic_loss.backward();
+  clip_and_check_gradients(critic_->parameters(), 0.0, critic_loss, where);
+  critic_optimizer_->step();
+  const auto actor_loss = sac_actor_loss(critic_->forward(obs, pi.actions), pi.log_prob, out.alpha);
+  zero_gradients(*actor_optimizer_);
+  actor_loss.backward();
+  clip_and_check_gradients(actor_->parameters(), 0.0, actor_loss, where);
+  actor_optimizer_->step();
+  out.actor_loss = actor_loss.item<double>();
+  out.critic_loss = critic_loss.item<double>();
+  return out;
+}
+
+SacAgent::StepLosses SacAgent::fused_step(const UpdateWhere& where) {
+  const ReplaySample s = sample();
+  const std::int64_t rows = s.rewards.size(0), d = scaling_.dim();
+  auto rows_of = [&](const torch::Tensor& bytes) {
+    return observation_tensors(spec_.observation_space, bytes)[0].reshape({rows, -1}).contiguous();
+  };
+  const auto obs = rows_of(s.obs), next = rows_of(s.next_obs);
+  const auto actions = unit_actions(s.actions).to(torch::kFloat32).contiguous();
+  const auto rewards = s.rewards.contiguous(), discounts = s.discounts.contiguous(),
+             terminated = s.terminated.contiguous();
+  const SacFusedUpdate::Batch batch{obs.data_ptr<float>(),       next.data_ptr<float>(),      actions.data_ptr<float>(),
+                                    rewards.data_ptr<float>(),   discounts.data_ptr<float>(), terminated.data_ptr<float>(),
+                                    rows};
+  // The draws in the LibTorch step's order: the batch's, then the next observations'.
+  const auto noise = torch::randn({rows, d});
+  StepLosses out;
+  const double mean_log_prob = fused_->sample_policy(batch, noise.data_ptr<float>());
+  out.alpha = entropy_coefficient();
+  if (ent_.learned) {
+    // sac_entropy_loss: -mean(log_alpha (log pi + target)); its gradient -mean(log pi + target).
+    zero_gradients(*ent_optimizer_);
+    const double log_alpha = std::log(out.alpha), g = -(mean_log_prob + target_entropy_);
+    if (!log_ent_coef_.grad().defined()) log_ent_coef_.mutable_grad() = torch::zeros_like(log_ent_coef_);
+    log_ent_coef_.grad().data_ptr<float>()[0] = static_cast<float>(g);
+    out.ent_loss = log_alpha * g;
+    clip_and_check_gradients({log_ent_coef_}, 0.0, out.ent_loss, where);
+    ent_optimizer_->step();
+  }
+  const auto next_noise = torch::randn({rows, d});
+  zero_gradients(*critic_optimizer_);
+  out.critic_loss = fused_->critic_gradients(batch, next_noise.data_ptr<float>(), out.alpha);
+  clip_and_check_gradients(critic_params_, 0.0, out.critic_loss, where);
+  critic_optimizer_->step();
+  zero_gradients(*actor_optimizer_);
+  out.actor_loss = fused_->actor_gradients(out.alpha);
+  clip_and_check_gradients(actor_params_, 0.0, out.actor_loss, where);
+  actor_optimizer_->step();
+  return out;
+}
+
+void SacAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   double actor_sum = 0, critic_sum = 0, alpha_sum = 0, ent_loss_sum = 0;
+  const bool fused = fused_update_applies();
   for (std::int64_t step = 0; step < gradient_steps; ++step) {
     const UpdateWhere where{"SAC gradient step", n_updates_ + 1, num_timesteps_};
-    // Sampled and decoded on the CPU, where the buffer lives; used on the device.
-    const ReplaySample s = sample();
-    const auto obs = to_device(observation_tensors(space, s.obs), device_);
-    const auto actions = unit_actions(s.actions).to(device_);
-    const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
-                        terminated = s.terminated.to(device_);
-    // The policy's actions on the batch (reparameterised), then the entropy coefficient's step.
-    // gSDE: one exploration matrix per gradient step for the batch and its next observations
-    // (SB3's reset_noise before each step).
-    const auto weights = cfg_.use_sde ? torch::randn(actor_->sde_log_std().sizes(), actor_->sde_log_std().options())
-                                      : torch::Tensor();
-    auto draw = [&](const std::vector<torch::Tensor>& o) {
-      if (cfg_.use_sde) {
-        const auto [mean, latent] = actor_->forward_sde(o);
-        return squashed_sde_sample(mean, latent, actor_->sde_log_std(), weights);
-      }
-      const auto [mean, log_std] = actor_->forward(o);
-      return squashed_gaussian_sample(mean, log_std, torch::randn_like(mean));
-    };
-    const SquashedSample pi = draw(obs);
-    const double alpha = entropy_coefficient();  // before this step's update, as SB3
-    if (ent_.learned) {
-      const auto ent_loss = sac_entropy_loss(log_ent_coef_, pi.log_prob, target_entropy_);
-      zero_gradients(*ent_optimizer_);
-      ent_loss.backward();
-      clip_and_check_gradients({log_ent_coef_}, 0.0, ent_loss, where);
-      ent_optimizer_->step();
-      ent_loss_sum += ent_loss.item<double>();
-    }
-    torch::Tensor target;
-    {
-      torch::NoGradGuard no_grad;
-      const auto next = to_device(observation_tensors(space, s.next_obs), device_);
-      const SquashedSample next_pi = draw(next);
-      target = sac_critic_target(critic_target_->forward(next, next_pi.actions), next_pi.log_prob, rewards, discounts,
-                                 terminated, alpha);
-    }
-    const auto critic_loss = sac_critic_loss(critic_->forward(obs, actions), target);
-    zero_gradients(*critic_optimizer_);
-    critic_loss.backward();
-    clip_and_check_gradients(critic_params, 0.0, critic_loss, where);
-    critic_optimizer_->step();
-    const auto actor_loss = sac_actor_loss(critic_->forward(obs, pi.actions), pi.log_prob, alpha);
-    zero_gradients(*actor_optimizer_);
-    actor_loss.backward();
-    clip_and_check_gradients(actor_params, 0.0, actor_loss, where);
-    actor_optimizer_->step();
+    const StepLosses l = fused ? fused_step(where) : torch_step(where);
     ++n_updates_;
     // SB3 counts within the training phase: the first gradient step of each phase updates too.
     if (step % cfg_.target_update_interval == 0) polyak_update(*critic_, *critic_target_, cfg_.tau);
-    actor_sum += actor_loss.item<double>();
-    critic_sum += critic_loss.item<double>();
-    alpha_sum += alpha;
+    actor_sum += l.actor_loss;
+    critic_sum += l.critic_loss;
+    alpha_sum += l.alpha;
+    ent_loss_sum += l.ent_loss;
   }
   Logger& log = monitor.logger();
   const double steps = static_cast<double>(std::max<std::int64_t>(gradient_steps, 1));

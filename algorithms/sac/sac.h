@@ -14,7 +14,9 @@
 #include <memory>
 #include <optional>
 
+#include "algorithms/sac/sac_fused_update.h"
 #include "rl/algorithm_registry.h"
+#include "rl/gradient_guard.h"
 #include "rl/continuous_off_policy_agent.h"
 #include "rl/nets/continuous_control.h"
 #include "rl/optim/fused_adam.h"
@@ -43,6 +45,12 @@ class SacAgent : public ContinuousOffPolicyAgent {
   ContinuousCritic& critic() { return critic_; }
   ContinuousCritic& critic_target() { return critic_target_; }
 
+  // Whether gradient steps run as plain passes (sac_fused_update.h) where they can: a float32
+  // Box observation, tanh or ReLU networks, no gSDE, the CPU. On by default; off takes
+  // LibTorch's operations (the same arithmetic and draws, to float rounding).
+  void use_fused_update(bool on);
+  bool fused_update_applies() const;
+
  protected:
   std::vector<torch::Tensor> learner_parameters() override;
   YAML::Node resolved_hyperparams() const override;
@@ -53,6 +61,12 @@ class SacAgent : public ContinuousOffPolicyAgent {
   void load_networks(const CheckpointReader& reader) override;
 
  private:
+  struct StepLosses {
+    double actor_loss = 0, critic_loss = 0, alpha = 0, ent_loss = 0;
+  };
+  StepLosses torch_step(const UpdateWhere& where);
+  StepLosses fused_step(const UpdateWhere& where);
+
   SacConfig cfg_;
   EntropyCoefficient ent_;
   double target_entropy_;
@@ -60,6 +74,9 @@ class SacAgent : public ContinuousOffPolicyAgent {
   ContinuousCritic critic_{nullptr}, critic_target_{nullptr};
   torch::Tensor log_ent_coef_;  // [1], learned when ent_.learned
   std::unique_ptr<FusedAdam> actor_optimizer_, critic_optimizer_, ent_optimizer_;
+  std::vector<torch::Tensor> actor_params_, critic_params_;
+  std::unique_ptr<SacFusedUpdate> fused_;  // null where the networks have no plain chains
+  bool fused_on_ = true;
 };
 
 void register_sac();

@@ -53,6 +53,10 @@ class SquashedGaussianActorImpl : public torch::nn::Module {
   const torch::Tensor& sde_log_std() const { return log_std_; }
   std::int64_t action_dim() const { return action_dim_; }
   std::int64_t latent_dim() const { return trunk_->out_features(); }
+  // The trunk and head as one fused chain on raw rows ([mean, log-std before the clamp]), for
+  // updates written as plain passes; null for gSDE or where the observation is not one float32
+  // Box (the encoder would change it).
+  const FusedMlp* plain_chain() const { return encoder_->passes_float_rows() && fused_ ? &*fused_ : nullptr; }
 
  private:
   std::int64_t action_dim_;
@@ -68,6 +72,8 @@ class DeterministicActorImpl : public torch::nn::Module {
  public:
   DeterministicActorImpl(const Space& observation_space, std::int64_t action_dim, const PolicyConfig& config);
   torch::Tensor forward(const std::vector<torch::Tensor>& obs);  // [B, action_dim] in [-1, 1]
+  // As SquashedGaussianActor::plain_chain: the output before the tanh.
+  const FusedMlp* plain_chain() const { return encoder_->passes_float_rows() && fused_ ? &*fused_ : nullptr; }
 
  private:
   ObservationEncoder encoder_{nullptr};
@@ -86,6 +92,12 @@ class ContinuousCriticImpl : public torch::nn::Module {
   // The first critic's alone, [B] (TD3's actor loss).
   torch::Tensor q1(const std::vector<torch::Tensor>& obs, const torch::Tensor& actions);
   int n_critics() const { return static_cast<int>(trunks_.size()); }
+  // Critic i as one fused chain on raw rows [observation, action] -> [Q], or null (as
+  // SquashedGaussianActor::plain_chain).
+  const FusedMlp* plain_chain(int i) const {
+    const auto& f = fused_[static_cast<std::size_t>(i)];
+    return encoder_->passes_float_rows() && f ? &*f : nullptr;
+  }
 
  private:
   torch::Tensor q(std::size_t i, const torch::Tensor& input);

@@ -54,6 +54,40 @@ torch::Tensor run_forward(const torch::Tensor& x, torch::TensorList params, Fuse
   return h;
 }
 
+// One layer's parameters and (where wanted, else null) gradients as raw memory.
+struct LayerView {
+  const float* w;
+  const float* b;
+  float* grad_w;
+  float* grad_b;
+  std::int64_t in, out;
+};
+
+// The chain's backward pass over raw memory: `input` [rows, in] and outputs[l], layer l's
+// output, as the forward pass left them; dz [rows, out] the gradient at the chain's output,
+// clobbered. Accumulates into the gradients the views point to, writes the input's gradient
+// into dx [rows, in] when not null. scratch: 2 x rows x the widest layer's outputs.
+void backward_layers(const std::vector<LayerView>& layers, const float* input, const std::vector<const float*>& outputs,
+                     std::int64_t rows, FusedActivation act, bool linear_output, float* dz, float* scratch,
+                     std::int64_t widest, float* dx) {
+  const std::int64_t n = static_cast<std::int64_t>(layers.size());
+  for (std::int64_t l = n - 1; l >= 0; --l) {
+    const LayerView& layer = layers[static_cast<std::size_t>(l)];
+    if (!(linear_output && l == n - 1))
+      fused::activation_backward(dz, outputs[static_cast<std::size_t>(l)], rows * layer.out, act);
+    const float* h = l == 0 ? input : outputs[static_cast<std::size_t>(l - 1)];
+    if (layer.grad_w)
+      sgemm(Trans::Yes, Trans::No, layer.out, layer.in, rows, 1.0f, dz, layer.out, h, layer.in, 1.0f, layer.grad_w,
+            layer.in);
+    if (layer.grad_b) fused::add_column_sums(layer.grad_b, dz, rows, layer.out);
+    if (l == 0 && !dx) break;
+    // dz for layer l - 1: into the scratch half layer l + 1 did not write (dz may be there).
+    float* dh = l == 0 ? dx : scratch + (l % 2) * rows * widest;
+    sgemm(Trans::No, Trans::No, rows, layer.in, layer.out, 1.0f, dz, layer.out, layer.w, layer.in, 0.0f, dh, layer.in);
+    dz = dh;
+  }
+}
+
 // forward(x, [W0, b0, W1, b1, ...], activation, linear_output): the chain's output. The layer
 // outputs are saved for the backward pass, the parameters too (their gradients are
 // accumulated in place, so they are returned undefined).
@@ -78,26 +112,24 @@ struct FusedMlpFunction : public torch::autograd::Function<FusedMlpFunction> {
     const torch::Tensor& x = saved[0];
     const std::int64_t rows = x.size(0);
     const bool input_grad = ctx->needs_input_grad(0);
-    // The gradient at the current layer's output, overwritten by the pass below it.
-    torch::Tensor dz = grad_outputs[0].contiguous().clone();
-    for (std::int64_t l = layers - 1; l >= 0; --l) {
+    std::vector<LayerView> views;
+    std::vector<const float*> outputs;
+    std::int64_t widest = 0;
+    for (std::int64_t l = 0; l < layers; ++l) {
       const auto& w = params[2 * l];
       const auto& b = params[2 * l + 1];
-      const std::int64_t in = w.size(1), out = w.size(0);
-      if (!(linear_output && l == layers - 1))
-        fused::activation_backward(dz.data_ptr<float>(), saved[l + 1].data_ptr<float>(), rows * out, act);
-      const float* h = saved[l].data_ptr<float>();
-      if (w.requires_grad())
-        sgemm(Trans::Yes, Trans::No, out, in, rows, 1.0f, dz.data_ptr<float>(), out, h, in, 1.0f, gradient_of(w), in);
-      if (b.requires_grad()) fused::add_column_sums(gradient_of(b), dz.data_ptr<float>(), rows, out);
-      if (l == 0 && !input_grad) break;
-      auto dh = torch::empty({rows, in});
-      sgemm(Trans::No, Trans::No, rows, in, out, 1.0f, dz.data_ptr<float>(), out, w.data_ptr<float>(), in, 0.0f,
-            dh.data_ptr<float>(), in);
-      dz = dh;
+      views.push_back({w.data_ptr<float>(), b.data_ptr<float>(), w.requires_grad() ? gradient_of(w) : nullptr,
+                       b.requires_grad() ? gradient_of(b) : nullptr, w.size(1), w.size(0)});
+      outputs.push_back(saved[l + 1].data_ptr<float>());
+      widest = std::max(widest, w.size(0));
     }
+    torch::Tensor dz = grad_outputs[0].contiguous().clone();  // clobbered by the pass
+    auto scratch = torch::empty({2 * rows * widest});
+    torch::Tensor dx = input_grad ? torch::empty({rows, x.size(1)}) : torch::Tensor();
+    backward_layers(views, x.data_ptr<float>(), outputs, rows, act, linear_output, dz.data_ptr<float>(),
+                    scratch.data_ptr<float>(), widest, input_grad ? dx.data_ptr<float>() : nullptr);
     variable_list grads(params.size() + 3);
-    if (input_grad) grads[0] = dz;
+    if (input_grad) grads[0] = dx;
     return grads;
   }
 };
@@ -121,12 +153,7 @@ FusedMlp::FusedMlp(std::vector<torch::nn::Linear> layers, const std::string& act
 }
 
 bool FusedMlp::applies_to(const torch::Tensor& x) const {
-  if (x.dim() != 2 || x.size(1) != in_features() || !is_plain_cpu(x, torch::kFloat32)) return false;
-  for (const auto& l : layers_)
-    for (const auto* p : {&l->weight, &l->bias})
-      if (!is_plain_cpu(*p, torch::kFloat32) || (p->grad().defined() && !is_plain_cpu(p->grad(), torch::kFloat32)))
-        return false;
-  return true;
+  return x.dim() == 2 && x.size(1) == in_features() && is_plain_cpu(x, torch::kFloat32) && plain_parameters();
 }
 
 torch::Tensor FusedMlp::forward(const torch::Tensor& x) const {
@@ -162,6 +189,53 @@ bool FusedMlp::forward_rows(const float* x, std::int64_t rows, float* y, std::ve
     h = out;
   }
   return true;
+}
+
+bool FusedMlp::plain_parameters() const {
+  for (const auto& l : layers_)
+    for (const auto* p : {&l->weight, &l->bias})
+      if (!is_plain_cpu(*p, torch::kFloat32) || (p->grad().defined() && !is_plain_cpu(p->grad(), torch::kFloat32)))
+        return false;
+  return true;
+}
+
+const float* FusedMlp::forward_tape(const float* x, std::int64_t rows, Tape& tape) const {
+  std::int64_t total = 0;
+  for (const auto& l : layers_) total += rows * l->options.out_features();
+  tape.input = x;
+  tape.rows = rows;
+  tape.outputs.resize(static_cast<std::size_t>(total));
+  float* out = tape.outputs.data();
+  const float* h = x;
+  const auto layers = layers_.size();
+  for (std::size_t l = 0; l < layers; ++l) {
+    const bool last = l + 1 == layers;
+    layer_forward(h, rows, layers_[l]->weight, layers_[l]->bias, last && linear_output_ ? nullptr : &activation_, out);
+    h = out;
+    out += rows * layers_[l]->options.out_features();
+  }
+  return h;
+}
+
+void FusedMlp::backward_tape(Tape& tape, float* dy, bool parameter_grads, float* dx) const {
+  std::vector<LayerView> views;
+  std::vector<const float*> outputs;
+  views.reserve(layers_.size());
+  outputs.reserve(layers_.size());
+  std::int64_t widest = 0;
+  const float* out = tape.outputs.data();
+  for (const auto& l : layers_) {
+    const std::int64_t n_out = l->options.out_features();
+    views.push_back({l->weight.data_ptr<float>(), l->bias.data_ptr<float>(),
+                     parameter_grads ? gradient_of(l->weight) : nullptr,
+                     parameter_grads ? gradient_of(l->bias) : nullptr, l->options.in_features(), n_out});
+    outputs.push_back(out);
+    out += tape.rows * n_out;
+    widest = std::max(widest, n_out);
+  }
+  tape.scratch.resize(static_cast<std::size_t>(2 * tape.rows * widest));
+  backward_layers(views, tape.input, outputs, tape.rows, activation_, linear_output_, dy, tape.scratch.data(), widest,
+                  dx);
 }
 
 std::int64_t FusedMlp::in_features() const { return layers_.front()->options.in_features(); }

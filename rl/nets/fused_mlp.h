@@ -45,6 +45,26 @@ class FusedMlp {
   // written) when a parameter is not a contiguous float32 CPU tensor.
   bool forward_rows(const float* x, std::int64_t rows, float* y, std::vector<float>& scratch) const;
 
+  // A forward pass's layer outputs, kept for backward_tape(); its memory is reused from call
+  // to call.
+  struct Tape {
+    const float* input = nullptr;
+    std::int64_t rows = 0;
+    std::vector<float> outputs, scratch;
+  };
+  // Whether every parameter (and gradient, where defined) is a contiguous float32 CPU tensor,
+  // as forward_tape() and backward_tape() need.
+  bool plain_parameters() const;
+  // forward_rows() that keeps every layer's output in `tape` for backward_tape(): x [rows, in]
+  // (read again by backward_tape(): keep it until then) to the output [rows, out], which the
+  // returned pointer holds until the tape's next forward. Gradient mode is not consulted.
+  const float* forward_tape(const float* x, std::int64_t rows, Tape& tape) const;
+  // The backward pass of the forward_tape() that filled `tape`: dy [rows, out] the gradient at
+  // the output (clobbered). Accumulates into the parameters' .grad() when `parameter_grads`
+  // (allocating zeros where undefined), as FusedMlp::forward's node does; writes the input's
+  // gradient into dx [rows, in] when not null.
+  void backward_tape(Tape& tape, float* dy, bool parameter_grads, float* dx) const;
+
   std::int64_t in_features() const;
   std::int64_t out_features() const;
 

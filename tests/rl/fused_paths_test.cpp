@@ -231,7 +231,7 @@ TEST(ClipGradients, PlainPathClipsAsClipGradNormDoes) {
   rp.mutable_grad() = p_ref;
   rq.mutable_grad() = q_ref;
   const double ref_norm = torch::nn::utils::clip_grad_norm_({rp, rq}, 0.5);
-  const double norm = clip_and_check_gradients({p, q}, 0.5, {}, {"test", 1, 0});
+  const double norm = clip_and_check_gradients({p, q}, 0.5, torch::Tensor(), {"test", 1, 0});
   EXPECT_NEAR(norm, ref_norm, 1e-4 * ref_norm);
   expect_close(p.grad(), rp.grad(), "clipped p");
   expect_close(q.grad(), rq.grad(), "clipped q");
