@@ -5,6 +5,7 @@
 #include "rl/agent_checkpoint.h"
 #include "rl/algorithm_registry.h"
 #include "rl/buffers/replay_rounds.h"
+#include "rl/nets/observation.h"
 #include "rl/learner_device.h"
 #include "rl/runtime/runtime_setup.h"
 #include "rl/training_monitor.h"
@@ -74,6 +75,25 @@ void ContinuousOffPolicyAgent::ensure_buffer() {
 
 ReplaySample ContinuousOffPolicyAgent::sample() const {
   return buffer_->sample(settings_.batch_size, settings_.gamma, settings_.n_step);
+}
+
+ReplayRowTensors ContinuousOffPolicyAgent::sample_rows() const {
+  const ReplaySample s = sample();
+  const std::int64_t rows = s.rewards.size(0);
+  auto decode = [&](const torch::Tensor& bytes) {
+    const auto fields = observation_tensors(spec_.observation_space, bytes);
+    RLZOO_CHECK(fields.size() == 1 && fields[0].scalar_type() == torch::kFloat32,
+                "sample_rows needs one float32 Box observation");
+    return fields[0].reshape({rows, -1}).contiguous();
+  };
+  return {decode(s.obs),
+          decode(s.next_obs),
+          unit_actions(s.actions).to(torch::kFloat32).contiguous(),
+          s.rewards.contiguous(),
+          s.discounts.contiguous(),
+          s.terminated.contiguous(),
+          s.obs,
+          s.next_obs};
 }
 
 bool ContinuousOffPolicyAgent::learn_from_round(const Trajectory& round, std::int64_t end, TrainingMonitor& monitor,

@@ -15,6 +15,7 @@
 #include "rl/algorithm_capabilities.h"
 #include "rl/box_action_scaling.h"
 #include "rl/buffers/replay_buffer.h"
+#include "rl/buffers/replay_rows.h"
 #include "rl/continuous_acting.h"
 #include "rl/train_frequency.h"
 #include "core/common/rng.h"
@@ -82,6 +83,9 @@ class ContinuousOffPolicyAgent : public Agent {
 
   void run_training(TrainingRun& run) override;
   ReplaySample sample() const;
+  // sample() as float32 rows for the plain-pass updates: the observation must be one float32
+  // Box (flattened per row), actions in [-1, 1] units. On the CPU, where the buffer lives.
+  ReplayRowTensors sample_rows() const;
   // [-1, 1] units of the buffer's env actions.
   torch::Tensor unit_actions(const torch::Tensor& env_actions) const { return scaling_.to_unit(env_actions); }
 

@@ -166,18 +166,9 @@ SacAgent::StepLosses SacAgent::torch_step(const UpdateWhere& where) {
 }
 
 SacAgent::StepLosses SacAgent::fused_step(const UpdateWhere& where) {
-  const ReplaySample s = sample();
-  const std::int64_t rows = s.rewards.size(0), d = scaling_.dim();
-  auto rows_of = [&](const torch::Tensor& bytes) {
-    return observation_tensors(spec_.observation_space, bytes)[0].reshape({rows, -1}).contiguous();
-  };
-  const auto obs = rows_of(s.obs), next = rows_of(s.next_obs);
-  const auto actions = unit_actions(s.actions).to(torch::kFloat32).contiguous();
-  const auto rewards = s.rewards.contiguous(), discounts = s.discounts.contiguous(),
-             terminated = s.terminated.contiguous();
-  const SacFusedUpdate::Batch batch{obs.data_ptr<float>(),       next.data_ptr<float>(),      actions.data_ptr<float>(),
-                                    rewards.data_ptr<float>(),   discounts.data_ptr<float>(), terminated.data_ptr<float>(),
-                                    rows};
+  const ReplayRowTensors tensors = sample_rows();
+  const ReplayRows batch = tensors.rows();
+  const std::int64_t rows = batch.rows, d = scaling_.dim();
   // The draws in the LibTorch step's order: the batch's, then the next observations'.
   const auto noise = torch::randn({rows, d});
   StepLosses out;

@@ -1,7 +1,6 @@
 #include "algorithms/sac/sac_fused_update.h"
 
 #include <cmath>
-#include <limits>
 
 #include "core/common/error.h"
 
@@ -46,47 +45,26 @@ std::unique_ptr<SacFusedUpdate> SacFusedUpdate::make(const SquashedGaussianActor
                                                      const ContinuousCritic& critic_target) {
   const FusedMlp* pi = actor->plain_chain();
   if (!pi) return nullptr;
-  std::vector<const FusedMlp*> critics, targets;
-  for (int i = 0; i < critic->n_critics(); ++i) {
-    critics.push_back(critic->plain_chain(i));
-    targets.push_back(critic_target->plain_chain(i));
-    if (!critics.back() || !targets.back()) return nullptr;
-  }
-  if (critic->n_critics() != critic_target->n_critics() ||
-      critics[0]->in_features() != pi->in_features() + actor->action_dim())
-    return nullptr;
-  return std::unique_ptr<SacFusedUpdate>(new SacFusedUpdate(*pi, std::move(critics), std::move(targets)));
+  auto critics = FusedCritics::of(critic, pi->in_features(), actor->action_dim());
+  auto targets = FusedCritics::of(critic_target, pi->in_features(), actor->action_dim());
+  if (!critics || !targets || critics->size() != targets->size()) return nullptr;
+  return std::unique_ptr<SacFusedUpdate>(new SacFusedUpdate(*pi, std::move(*critics), std::move(*targets)));
 }
 
-SacFusedUpdate::SacFusedUpdate(const FusedMlp& actor, std::vector<const FusedMlp*> critics,
-                               std::vector<const FusedMlp*> targets)
+SacFusedUpdate::SacFusedUpdate(const FusedMlp& actor, FusedCritics critics, FusedCritics targets)
     : actor_(actor),
       critics_(std::move(critics)),
       targets_(std::move(targets)),
       obs_dim_(actor.in_features()),
-      action_dim_(actor.out_features() / 2),
-      critic_tapes_(critics_.size()) {}
+      action_dim_(actor.out_features() / 2) {}
 
 bool SacFusedUpdate::applies() const {
-  if (!actor_.plain_parameters()) return false;
-  for (std::size_t i = 0; i < critics_.size(); ++i)
-    if (!critics_[i]->plain_parameters() || !targets_[i]->plain_parameters()) return false;
-  return true;
-}
-
-void SacFusedUpdate::critic_input(const float* obs, const float* actions, std::int64_t rows) {
-  const std::int64_t o = obs_dim_, d = action_dim_, w = o + d;
-  critic_in_.resize(static_cast<std::size_t>(rows * w));
-  for (std::int64_t r = 0; r < rows; ++r) {
-    std::copy(obs + r * o, obs + (r + 1) * o, critic_in_.data() + r * w);
-    std::copy(actions + r * d, actions + (r + 1) * d, critic_in_.data() + r * w + o);
-  }
+  return actor_.plain_parameters() && critics_.plain_parameters() && targets_.plain_parameters();
 }
 
 double SacFusedUpdate::sample_policy(const Batch& batch, const float* noise) {
   const std::int64_t rows = batch.rows, n = rows * action_dim_;
   batch_ = &batch;
-  rows_ = rows;
   noise_.assign(noise, noise + n);
   for (auto* v : {&u_, &a_, &z_, &log_std_}) v->resize(static_cast<std::size_t>(n));
   log_prob_.resize(static_cast<std::size_t>(rows));
@@ -108,74 +86,29 @@ double SacFusedUpdate::critic_gradients(const Batch& batch, const float* next_no
   RLZOO_CHECK(actor_.forward_rows(batch.next_obs, rows, next_out_.data(), scratch_));
   squashed_draw(next_out_.data(), next_noise, rows, d, next_u_.data(), next_a_.data(), next_z_.data(),
                 next_log_std_.data(), next_log_prob_.data());
-  critic_input(batch.next_obs, next_a_.data(), rows);
-  target_.assign(static_cast<std::size_t>(rows), std::numeric_limits<float>::infinity());
-  q_one_.resize(static_cast<std::size_t>(rows));
-  for (const FusedMlp* t : targets_) {
-    RLZOO_CHECK(t->forward_rows(critic_in_.data(), rows, q_one_.data(), scratch_));
-    for (std::int64_t r = 0; r < rows; ++r) target_[r] = std::min(target_[r], q_one_[r]);
-  }
+  target_.resize(static_cast<std::size_t>(rows));
+  targets_.min_q(batch.next_obs, next_a_.data(), rows, targets_.size(), target_.data());
   for (std::int64_t r = 0; r < rows; ++r) {
     const float soft_value = target_[r] - alpha_f * next_log_prob_[r];
     target_[r] = batch.rewards[r] + batch.discounts[r] * (1.0f - batch.terminated[r]) * soft_value;
   }
-  // The critics on the stored actions, their loss and its gradient.
-  critic_input(batch.obs, batch.actions, rows);
-  dy_.resize(static_cast<std::size_t>(rows));
-  const float scale = 0.5f / static_cast<float>(rows);
-  double loss = 0.0;
-  for (std::size_t i = 0; i < critics_.size(); ++i) {
-    const float* q = critics_[i]->forward_tape(critic_in_.data(), rows, critic_tapes_[i]);
-    double sum = 0.0;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float diff = q[r] - target_[r];
-      sum += static_cast<double>(diff) * diff;
-      dy_[r] = 2.0f * diff * scale;
-    }
-    loss += 0.5 * sum / static_cast<double>(rows);
-    critics_[i]->backward_tape(critic_tapes_[i], dy_.data(), /*parameter_grads=*/true, nullptr);
-  }
-  return loss;
+  return critics_.regression_gradients(batch.obs, batch.actions, target_.data(), rows, 0.5);
 }
 
 double SacFusedUpdate::actor_gradients(double alpha) {
   RLZOO_CHECK(batch_, "SacFusedUpdate::actor_gradients before sample_policy");
-  const std::int64_t rows = rows_, d = action_dim_, o = obs_dim_, w = o + d;
+  const std::int64_t rows = batch_->rows, d = action_dim_;
   const auto alpha_f = static_cast<float>(alpha);
-  // min_i Q_i(s, a) with the critics as they are now; the gradient goes to the first critic
-  // that holds the minimum, as LibTorch's min(0) sends it.
-  critic_input(batch_->obs, a_.data(), rows);
-  const std::size_t k = critics_.size();
-  q_.resize(k * static_cast<std::size_t>(rows));
-  for (std::size_t i = 0; i < k; ++i) {
-    const float* q = critics_[i]->forward_tape(critic_in_.data(), rows, critic_tapes_[i]);
-    std::copy(q, q + rows, q_.data() + i * rows);
-  }
-  double loss = 0.0;
-  grad_a_.assign(static_cast<std::size_t>(rows * d), 0.0f);
-  dy_.resize(static_cast<std::size_t>(rows));
-  dx_.resize(static_cast<std::size_t>(rows * w));
   const float inv_rows = 1.0f / static_cast<float>(rows);
-  std::vector<std::size_t> chosen(static_cast<std::size_t>(rows), 0);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < k; ++i)
-      if (q_[i * rows + r] < q_[best * rows + r]) best = i;
-    chosen[r] = best;
-    loss += static_cast<double>(alpha_f * log_prob_[r] - q_[best * rows + r]);
-  }
+  // min_i Q_i(s, a) with the critics as they are now, and its gradient at a.
+  q_min_.resize(static_cast<std::size_t>(rows));
+  critics_.min_q_taped(batch_->obs, a_.data(), rows, critics_.size(), q_min_.data());
+  double loss = 0.0;
+  for (std::int64_t r = 0; r < rows; ++r) loss += static_cast<double>(alpha_f * log_prob_[r] - q_min_[r]);
   loss /= static_cast<double>(rows);
-  for (std::size_t i = 0; i < k; ++i) {
-    bool any = false;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      dy_[r] = chosen[r] == i ? -inv_rows : 0.0f;
-      any = any || chosen[r] == i;
-    }
-    if (!any) continue;
-    critics_[i]->backward_tape(critic_tapes_[i], dy_.data(), /*parameter_grads=*/false, dx_.data());
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t j = 0; j < d; ++j) grad_a_[r * d + j] += dx_[r * w + o + j];
-  }
+  dq_.assign(static_cast<std::size_t>(rows), -inv_rows);
+  grad_a_.resize(static_cast<std::size_t>(rows * d));
+  critics_.action_gradients(dq_.data(), grad_a_.data());
   // Back through a = tanh(u), u = mean + exp(log_std) noise and log pi (sac_loss.cpp), term by
   // term as autograd takes them; the clamp passes the gradient only inside [-20, 2].
   const float g_log_prob = alpha_f * inv_rows;

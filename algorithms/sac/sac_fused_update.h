@@ -20,24 +20,16 @@
 #include <memory>
 #include <vector>
 
+#include "rl/buffers/replay_rows.h"
 #include "rl/nets/continuous_control.h"
+#include "rl/nets/fused_critics.h"
 #include "rl/nets/fused_mlp.h"
 
 namespace rlzoo {
 
 class SacFusedUpdate {
  public:
-  // One replay batch as raw float32 rows: observations [rows, obs_dim], actions in [-1, 1] units
-  // [rows, action_dim], the rest [rows].
-  struct Batch {
-    const float* obs = nullptr;
-    const float* next_obs = nullptr;
-    const float* actions = nullptr;
-    const float* rewards = nullptr;
-    const float* discounts = nullptr;
-    const float* terminated = nullptr;
-    std::int64_t rows = 0;
-  };
+  using Batch = ReplayRows;
 
   // Null unless the networks have plain chains (SquashedGaussianActor::plain_chain(),
   // ContinuousCritic::plain_chain(): a float32 Box observation, tanh or ReLU, no gSDE). The
@@ -65,25 +57,20 @@ class SacFusedUpdate {
   double actor_gradients(double alpha);
 
  private:
-  SacFusedUpdate(const FusedMlp& actor, std::vector<const FusedMlp*> critics, std::vector<const FusedMlp*> targets);
-
-  // [obs, action] rows into critic_in_.
-  void critic_input(const float* obs, const float* actions, std::int64_t rows);
+  SacFusedUpdate(const FusedMlp& actor, FusedCritics critics, FusedCritics targets);
 
   const FusedMlp& actor_;
-  std::vector<const FusedMlp*> critics_, targets_;
+  FusedCritics critics_, targets_;
   std::int64_t obs_dim_, action_dim_;
 
   // The policy's draw on the batch (sample_policy): pre-squash u, a = tanh(u), z = (u - mean) /
   // std, the clamped log-std, log pi per row.
   const Batch* batch_ = nullptr;
-  std::int64_t rows_ = 0;
   FusedMlp::Tape actor_tape_;
   std::vector<float> noise_, u_, a_, z_, log_std_, log_prob_;
-  // The target's draw, critic inputs and outputs, gradients.
+  // The target's draw, the targets, the gradients.
   std::vector<float> next_out_, next_u_, next_a_, next_z_, next_log_std_, next_log_prob_, scratch_;
-  std::vector<float> critic_in_, q_, q_one_, target_, dy_, dx_, grad_a_, grad_out_;
-  std::vector<FusedMlp::Tape> critic_tapes_;
+  std::vector<float> target_, q_min_, dq_, grad_a_, grad_out_;
 };
 
 }  // namespace rlzoo

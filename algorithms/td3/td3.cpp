@@ -35,9 +35,12 @@ Td3Agent::Td3Agent(const AgentSetup& setup, const std::string& id, std::pair<Td3
   const auto adam = torch::optim::AdamOptions(cfg_.learning_rate);
   actor_optimizer_ = std::make_unique<FusedAdam>(actor_->parameters(), adam);
   critic_optimizer_ = std::make_unique<FusedAdam>(critic_->parameters(), adam);
+  actor_params_ = actor_->parameters();
+  critic_params_ = critic_->parameters();
+  fused_ = Td3FusedUpdate::make(actor_, actor_target_, critic_, critic_target_);
   set_settings({cfg_.buffer_size, cfg_.learning_starts, cfg_.batch_size, cfg_.gamma, cfg_.n_step, cfg_.train_freq,
                 cfg_.gradient_steps, cfg_.n_envs, ContinuousActing::deterministic,
-                ActionNoise::named(cfg_.action_noise, cfg_.action_noise_sigma)});
+                ActionNoise::named(cfg_.action_noise, cfg_.action_noise_sigma), GsdeActing{}});
 }
 
 YAML::Node Td3Agent::resolved_hyperparams() const { return resolved_; }
@@ -70,41 +73,74 @@ std::optional<PolicyExport> Td3Agent::export_policy() const {
   return e;
 }
 
-void Td3Agent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
+void Td3Agent::use_fused_update(bool on) { fused_on_ = on; }
+
+bool Td3Agent::fused_update_applies() const { return fused_on_ && fused_ && fused_->applies(); }
+
+Td3Agent::StepLosses Td3Agent::torch_step(const UpdateWhere& where, bool actor_turn) {
   const Space& space = spec_.observation_space;
-  const auto actor_params = actor_->parameters(), critic_params = critic_->parameters();
+  const ReplaySample s = sample();
+  const auto obs = to_device(observation_tensors(space, s.obs), device_);
+  const auto actions = unit_actions(s.actions).to(device_);
+  torch::Tensor target;
+  {
+    torch::NoGradGuard no_grad;
+    const auto next = to_device(observation_tensors(space, s.next_obs), device_);
+    const auto next_actions = td3_smoothed_actions(actor_target_->forward(next), torch::randn_like(actions),
+                                                   cfg_.target_policy_noise, cfg_.target_noise_clip);
+    target = td3_critic_target(critic_target_->forward(next, next_actions), s.rewards.to(device_),
+                               s.discounts.to(device_), s.terminated.to(device_));
+  }
+  const auto critic_loss = td3_critic_loss(critic_->forward(obs, actions), target);
+  zero_gradients(*critic_optimizer_);
+  critic_loss.backward();
+  clip_and_check_gradients(critic_params_, 0.0, critic_loss, where);
+  critic_optimizer_->step();
+  StepLosses out;
+  out.critic_loss = critic_loss.item<double>();
+  if (!actor_turn) return out;
+  const auto actor_loss = -critic_->q1(obs, actor_->forward(obs)).mean();
+  zero_gradients(*actor_optimizer_);
+  actor_loss.backward();
+  clip_and_check_gradients(actor_params_, 0.0, actor_loss, where);
+  actor_optimizer_->step();
+  out.actor_loss = actor_loss.item<double>();
+  return out;
+}
+
+Td3Agent::StepLosses Td3Agent::fused_step(const UpdateWhere& where, bool actor_turn) {
+  const ReplayRowTensors tensors = sample_rows();
+  const ReplayRows batch = tensors.rows();
+  // The smoothing noise, drawn as the LibTorch step draws it.
+  const auto noise = torch::randn({batch.rows, scaling_.dim()});
+  StepLosses out;
+  zero_gradients(*critic_optimizer_);
+  out.critic_loss =
+      fused_->critic_gradients(batch, noise.data_ptr<float>(), cfg_.target_policy_noise, cfg_.target_noise_clip);
+  clip_and_check_gradients(critic_params_, 0.0, out.critic_loss, where);
+  critic_optimizer_->step();
+  if (!actor_turn) return out;
+  zero_gradients(*actor_optimizer_);
+  out.actor_loss = fused_->actor_gradients(batch);
+  clip_and_check_gradients(actor_params_, 0.0, out.actor_loss, where);
+  actor_optimizer_->step();
+  return out;
+}
+
+void Td3Agent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   double actor_sum = 0, critic_sum = 0;
   std::int64_t actor_updates = 0;
+  const bool fused = fused_update_applies();
   for (std::int64_t step = 0; step < gradient_steps; ++step) {
     ++n_updates_;
     const UpdateWhere where{id_ == "ddpg" ? "DDPG gradient step" : "TD3 gradient step", n_updates_, num_timesteps_};
-    const ReplaySample s = sample();
-    const auto obs = to_device(observation_tensors(space, s.obs), device_);
-    const auto actions = unit_actions(s.actions).to(device_);
-    torch::Tensor target;
-    {
-      torch::NoGradGuard no_grad;
-      const auto next = to_device(observation_tensors(space, s.next_obs), device_);
-      const auto next_actions = td3_smoothed_actions(actor_target_->forward(next), torch::randn_like(actions),
-                                                     cfg_.target_policy_noise, cfg_.target_noise_clip);
-      target = td3_critic_target(critic_target_->forward(next, next_actions), s.rewards.to(device_),
-                                 s.discounts.to(device_), s.terminated.to(device_));
-    }
-    const auto critic_loss = td3_critic_loss(critic_->forward(obs, actions), target);
-    zero_gradients(*critic_optimizer_);
-    critic_loss.backward();
-    clip_and_check_gradients(critic_params, 0.0, critic_loss, where);
-    critic_optimizer_->step();
-    critic_sum += critic_loss.item<double>();
-    if (n_updates_ % cfg_.policy_delay != 0) continue;
-    const auto actor_loss = -critic_->q1(obs, actor_->forward(obs)).mean();
-    zero_gradients(*actor_optimizer_);
-    actor_loss.backward();
-    clip_and_check_gradients(actor_params, 0.0, actor_loss, where);
-    actor_optimizer_->step();
+    const bool actor_turn = n_updates_ % cfg_.policy_delay == 0;
+    const StepLosses l = fused ? fused_step(where, actor_turn) : torch_step(where, actor_turn);
+    critic_sum += l.critic_loss;
+    if (!actor_turn) continue;
     polyak_update(*critic_, *critic_target_, cfg_.tau);
     polyak_update(*actor_, *actor_target_, cfg_.tau);
-    actor_sum += actor_loss.item<double>();
+    actor_sum += l.actor_loss;
     ++actor_updates;
   }
   Logger& log = monitor.logger();

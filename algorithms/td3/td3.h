@@ -18,6 +18,8 @@
 #include "rl/nets/continuous_control.h"
 #include "rl/optim/fused_adam.h"
 #include "algorithms/td3/td3_config.h"
+#include "algorithms/td3/td3_fused_update.h"
+#include "rl/gradient_guard.h"
 
 namespace rlzoo {
 
@@ -38,6 +40,14 @@ class Td3Agent : public ContinuousOffPolicyAgent {
   const Td3Config& hyperparams() const { return cfg_; }
   DeterministicActor& actor() { return actor_; }
   ContinuousCritic& critic() { return critic_; }
+  ContinuousCritic& critic_target() { return critic_target_; }
+  DeterministicActor& actor_target() { return actor_target_; }
+
+  // Whether gradient steps run as plain passes (td3_fused_update.h) where they can: a float32
+  // Box observation, tanh or ReLU networks, the CPU. On by default; off takes LibTorch's
+  // operations (the same arithmetic and draws, to float rounding).
+  void use_fused_update(bool on);
+  bool fused_update_applies() const;
 
  protected:
   std::vector<torch::Tensor> learner_parameters() override;
@@ -49,12 +59,21 @@ class Td3Agent : public ContinuousOffPolicyAgent {
   void load_networks(const CheckpointReader& reader) override;
 
  private:
+  struct StepLosses {
+    double critic_loss = 0, actor_loss = 0;
+  };
+  StepLosses torch_step(const UpdateWhere& where, bool actor_turn);
+  StepLosses fused_step(const UpdateWhere& where, bool actor_turn);
+
   std::string id_;
   Td3Config cfg_;
   YAML::Node resolved_;
   DeterministicActor actor_{nullptr}, actor_target_{nullptr};
   ContinuousCritic critic_{nullptr}, critic_target_{nullptr};
   std::unique_ptr<FusedAdam> actor_optimizer_, critic_optimizer_;
+  std::vector<torch::Tensor> actor_params_, critic_params_;
+  std::unique_ptr<Td3FusedUpdate> fused_;  // null where the networks have no plain chains
+  bool fused_on_ = true;
 };
 
 // The registry's makers: TD3 and DDPG from their own configs.
