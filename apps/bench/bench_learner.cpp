@@ -5,7 +5,9 @@
 //   - DQN: one gradient step of the bench preset's shape (batch 64, target-network forward,
 //     Huber loss, Adam), the path DqnAgent::train takes;
 // as updates/s and as achieved GFLOP/s (the multiply-adds of the update's matrix products: the
-// forward, the weight gradients and the input gradients every layer but the first needs), beside
+// forward, the weight gradients and the input gradients every layer but the first needs; a
+// critic under SAC's or TD3's actor loss: the input gradients of every layer, no weight
+// gradients), beside
 //   - `gemm_same_shapes`: the same matrix products alone, back to back through the BLAS that
 //     LibTorch uses (what the update would reach with no framework cost at all), and
 //   - `plain_cpp_gemm`: the same products as plain C++ loops (no BLAS), and
@@ -52,14 +54,15 @@ struct LearnerBenchOptions {
 struct GemmShape {
   std::int64_t batch, in, out;
   bool input_grad;
-  bool backward = true;  // false: forward only (a target network)
+  bool backward = true;     // false: forward only (a target network)
+  bool weight_grad = true;  // false: the input's gradient only (a critic under the actor's loss)
 };
 
 double gemm_flops(const std::vector<GemmShape>& shapes) {
   double f = 0;
   for (const auto& s : shapes) {
     const double one = 2.0 * static_cast<double>(s.batch * s.in * s.out);
-    f += one * (s.backward ? (s.input_grad ? 3 : 2) : 1);
+    f += one * (1 + (s.backward ? (s.weight_grad ? 1 : 0) + (s.input_grad ? 1 : 0) : 0));
   }
   return f;
 }
@@ -77,6 +80,18 @@ void add_mlp(std::vector<GemmShape>& shapes, std::int64_t batch, std::int64_t in
   shapes.push_back({batch, prev, out, true, backward});
 }
 
+// A critic on [observation, action] rows under the actor's loss: forward, then the gradient
+// back to its input (the action's part) without its own weights' gradients.
+void add_mlp_to_input(std::vector<GemmShape>& shapes, std::int64_t batch, std::int64_t in,
+                      const std::vector<std::int64_t>& hidden, std::int64_t out) {
+  const auto first = shapes.size();
+  add_mlp(shapes, batch, in, hidden, out, true);
+  for (auto i = first; i < shapes.size(); ++i) {
+    shapes[i].input_grad = true;
+    shapes[i].weight_grad = false;
+  }
+}
+
 // Buffers for one shape, and its products in row-major terms: Y = X W^T, dW = dY^T X, dX = dY W.
 struct GemmBuffers {
   GemmShape s;
@@ -88,17 +103,18 @@ struct GemmBuffers {
 
 void blas_products(std::vector<GemmBuffers>& bufs) {
   for (auto& b : bufs) {
-    const auto [n, in, out, input_grad, backward] = b.s;
+    const auto [n, in, out, input_grad, backward, weight_grad] = b.s;
     sgemm(Trans::No, Trans::Yes, n, out, in, 1.0f, b.x.data(), in, b.w.data(), in, 0.0f, b.y.data(), out);
     if (!backward) continue;
-    sgemm(Trans::Yes, Trans::No, out, in, n, 1.0f, b.dy.data(), out, b.x.data(), in, 0.0f, b.dw.data(), in);
+    if (weight_grad)
+      sgemm(Trans::Yes, Trans::No, out, in, n, 1.0f, b.dy.data(), out, b.x.data(), in, 0.0f, b.dw.data(), in);
     if (input_grad) sgemm(Trans::No, Trans::No, n, in, out, 1.0f, b.dy.data(), out, b.w.data(), in, 0.0f, b.dx.data(), in);
   }
 }
 
 void plain_products(std::vector<GemmBuffers>& bufs) {
   for (auto& b : bufs) {
-    const auto [n, in, out, input_grad, backward] = b.s;
+    const auto [n, in, out, input_grad, backward, weight_grad] = b.s;
     for (std::int64_t r = 0; r < n; ++r)
       for (std::int64_t o = 0; o < out; ++o) {
         float acc = 0;
@@ -107,7 +123,7 @@ void plain_products(std::vector<GemmBuffers>& bufs) {
       }
     if (!backward) continue;
     std::fill(b.dw.begin(), b.dw.end(), 0.0f);
-    for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t r = 0; r < n && weight_grad; ++r)
       for (std::int64_t o = 0; o < out; ++o) {
         const float g = b.dy[r * out + o];
         for (std::int64_t i = 0; i < in; ++i) b.dw[o * in + i] += g * b.x[r * in + i];
@@ -197,7 +213,7 @@ void bench_off_policy(const std::string& algo, std::int64_t width, const Learner
     for (int i = 0; i < 2; ++i) {
       add_mlp(shapes, kBatch, 4, hidden, 1, true);   // each critic's loss
       add_mlp(shapes, kBatch, 4, hidden, 1, false);  // each target critic
-      add_mlp(shapes, kBatch, 4, hidden, 1, true);   // each critic in the actor's loss
+      add_mlp_to_input(shapes, kBatch, 4, hidden, 1);  // each critic in the actor's loss
     }
   } else {  // td3: per step the target actor and critics, the critics' loss; every 2nd the actor
     add_mlp(shapes, kBatch, 3, hidden, 1, false);
@@ -207,7 +223,7 @@ void bench_off_policy(const std::string& algo, std::int64_t width, const Learner
     }
     std::vector<GemmShape> actor;
     add_mlp(actor, kBatch, 3, hidden, 1, true);
-    add_mlp(actor, kBatch, 4, hidden, 1, true);
+    add_mlp_to_input(actor, kBatch, 4, hidden, 1);  // the first critic in the actor's loss
     for (auto s : actor) {
       s.batch /= 2;  // half of the steps, as half the rows
       shapes.push_back(s);
