@@ -15,6 +15,7 @@ Everything runs in C++; see docs/python.md.
 
 from . import _rlzoo
 from ._rlzoo import UserError, __version__
+from . import _gymnasium
 from . import doudizhu, spaces
 from .env import Env, EnvSpec, make
 from .vector import VectorEnv, make_vec
@@ -34,7 +35,11 @@ def describe_env(id: str) -> dict:
     return dict(_rlzoo.env_description(id))
 
 
+# Every env as gymnasium.make("rlzoo/<id>") where Gymnasium is installed (rlzoo/_gymnasium.py).
+_gymnasium.register_envs(list_envs(), describe_env)
+has_gymnasium: bool = _gymnasium.gymnasium is not None
+
 __all__ = ["UserError", "__version__", "doudizhu", "spaces", "Env", "EnvSpec", "make", "VectorEnv", "make_vec",
-           "list_envs", "describe_env", "has_agents"]
+           "list_envs", "describe_env", "has_agents", "has_gymnasium"]
 if has_agents:
     __all__ += ["Agent", "agent_from_preset", "list_algorithms", "load_agent", "make_agent"]

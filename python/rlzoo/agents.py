@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from . import _rlzoo
-from .spaces import Dict, Space, from_description
+from .spaces import Space, from_description
 
 
 def _overrides(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[str]:
@@ -40,7 +40,7 @@ def _overrides(overrides: Mapping[str, Any] | Iterable[str] | None) -> list[str]
 
 def _batch_size(space: Space, observation: Any) -> tuple[int, bool]:
     """(batch size, whether the observation was a single one without a batch dimension)."""
-    if isinstance(space, Dict):
+    if isinstance(getattr(space, "spaces", None), Mapping):  # rlzoo's or Gymnasium's Dict
         key = next(iter(space.spaces))
         return _batch_size(space.spaces[key], observation[key])
     ndim = np.ndim(observation)

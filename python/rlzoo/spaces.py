@@ -1,5 +1,9 @@
 """Gymnasium-style spaces describing rlzoo's observations and actions.
 
+With Gymnasium installed, ``from_description`` and ``batch_space`` give ``gymnasium.spaces``
+(the same bounds and dtypes; a MultiBinary, which Gymnasium stores as int8, becomes a uint8 Box
+of 0/1 so that rlzoo's uint8 values belong to it); the classes here stand in without it.
+
 Each space has ``shape``, ``dtype``, ``sample()``, ``contains(x)`` (also ``x in space``) and
 ``seed(seed)``; sampling uses the space's own ``numpy.random.Generator`` (``np_random``), as in
 Gymnasium, independent of the env's RNG. The C++ spaces are the source of truth: rlzoo builds
@@ -227,8 +231,33 @@ class Dict(Space):
         return isinstance(other, Dict) and list(self.spaces.items()) == list(other.spaces.items())
 
 
+def _gymnasium_space(d: Mapping[str, Any]):
+    from ._gymnasium import gymnasium
+    spaces = gymnasium.spaces
+    kind = d["type"]
+    if kind == "Discrete":
+        return spaces.Discrete(d["n"], start=d["start"])
+    if kind == "Box":
+        dtype = np.dtype(d["dtype"])
+        shape = tuple(int(x) for x in d["shape"])
+        low = np.broadcast_to(np.asarray(d["low"], dtype=np.float64), shape).astype(dtype)
+        high = np.broadcast_to(np.asarray(d["high"], dtype=np.float64), shape).astype(dtype)
+        return spaces.Box(low, high, shape, dtype)
+    if kind == "MultiDiscrete":
+        return spaces.MultiDiscrete(np.asarray(d["nvec"], dtype=np.int64))
+    if kind == "MultiBinary":
+        return spaces.Box(0, 1, tuple(int(x) for x in d["shape"]), np.uint8)
+    if kind == "Dict":
+        return spaces.Dict([(name, _gymnasium_space(sub)) for name, sub in d["fields"]])
+    raise ValueError(f"unknown space type {kind!r}")
+
+
 def from_description(d: Mapping[str, Any]) -> Space:
-    """The space the C++ side describes (``_rlzoo`` returns such dicts)."""
+    """The space the C++ side describes (``_rlzoo`` returns such dicts): a ``gymnasium.spaces``
+    space where Gymnasium is installed, else one of this module's."""
+    from ._gymnasium import gymnasium
+    if gymnasium is not None:
+        return _gymnasium_space(d)
     kind = d["type"]
     if kind == "Discrete":
         return Discrete(d["n"], d["start"])
@@ -246,6 +275,9 @@ def from_description(d: Mapping[str, Any]) -> Space:
 def batch_space(space: Space, n: int) -> Space:
     """The space of n stacked elements (Gymnasium's batch_space): Box -> Box (n, *shape),
     Discrete -> MultiDiscrete([n] * n), MultiDiscrete/MultiBinary stacked, Dict field by field."""
+    from ._gymnasium import gymnasium
+    if gymnasium is not None and isinstance(space, gymnasium.spaces.Space):
+        return gymnasium.vector.utils.batch_space(space, n)
     if isinstance(space, Box):
         return Box(np.broadcast_to(space.low, (n,) + space.shape), np.broadcast_to(space.high, (n,) + space.shape),
                    (n,) + space.shape, space.dtype)

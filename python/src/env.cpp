@@ -11,6 +11,9 @@
 #include "bindings.h"
 #include "convert.h"
 #include "core/registry/env_registry.h"
+#ifdef RLZOO_WITH_MUJOCO
+#include "envs/mujoco/mujoco_env.h"
+#endif
 
 namespace rlzoo::python {
 
@@ -18,8 +21,13 @@ namespace {
 
 class PyEnv {
  public:
-  explicit PyEnv(std::unique_ptr<Env> env)
-      : env_(std::move(env)), obs_(env_->observation_space().byte_size()), action_(env_->action_space().byte_size()) {}
+  // episode_info: put {"r", "l"} under info["episode"] on the step that ends an episode (off by
+  // default: Gymnasium's RecordEpisodeStatistics refuses an info that has the key already).
+  PyEnv(std::unique_ptr<Env> env, bool episode_info)
+      : env_(std::move(env)),
+        obs_(env_->observation_space().byte_size()),
+        action_(env_->action_space().byte_size()),
+        episode_info_(episode_info) {}
 
   py::tuple reset(std::optional<std::uint64_t> seed) {
     InUse use(busy_, "this env");
@@ -42,7 +50,7 @@ class PyEnv {
   }
 
   // What Info carries, as Gymnasium's info dict: the env's named scalars; "episode" {r, l} on
-  // the step that ends an episode; "action_mask" (int8, 1 = legal) for masked envs; for
+  // the step that ends an episode where asked (episode_info); "action_mask" (int8, 1 = legal) for masked envs; for
   // turn-based games "acting_agent" and "agent_rewards"; for candidate envs "candidates"
   // (one feature row per legal move; the action is an index into them).
   py::dict info() const {
@@ -63,7 +71,7 @@ class PyEnv {
       const CandidateView c = env_->candidates();
       d["candidates"] = py::array_t<float>(std::vector<py::ssize_t>{c.count, c.feature_dim}, c.features);
     }
-    if (i.episode_done) {
+    if (episode_info_ && i.episode_done) {
       py::dict e;
       e["r"] = i.episode_return;
       e["l"] = i.episode_length;
@@ -75,6 +83,16 @@ class PyEnv {
   py::object observation() const { return element_copy(env_->observation_space(), obs_.data()); }
 
   py::dict spec() const { return describe_spec(env_->spec()); }
+
+  bool can_render_text() const { return dynamic_cast<const TextRender*>(env_.get()) != nullptr; }
+
+  // The simulated time one step covers where the env has one (MuJoCo: timestep x frame_skip).
+  std::optional<double> seconds_per_step() const {
+#ifdef RLZOO_WITH_MUJOCO
+    if (const auto* m = dynamic_cast<const MujocoEnv*>(env_.get())) return m->dt();
+#endif
+    return std::nullopt;
+  }
 
   py::object render_text() const {
     const auto* t = dynamic_cast<const TextRender*>(env_.get());
@@ -103,6 +121,7 @@ class PyEnv {
 
   std::unique_ptr<Env> env_;
   std::vector<std::byte> obs_, action_;
+  bool episode_info_;
   std::atomic<bool> busy_{false};
 };
 
@@ -122,6 +141,9 @@ void bind_env(py::module_& m) {
       .def_property_readonly("elapsed_steps", [](PyEnv& e) { return e.env().elapsed_steps(); })
       .def_property_readonly("needs_reset", [](PyEnv& e) { return e.env().needs_reset(); })
       .def("render_text", &PyEnv::render_text, "The env drawn as text, or None when it cannot draw itself")
+      .def_property_readonly("can_render_text", &PyEnv::can_render_text, "Whether render_text() draws the env")
+      .def_property_readonly("seconds_per_step", &PyEnv::seconds_per_step,
+                             "The simulated seconds one step covers (MuJoCo), else None")
       .def("get_state", &PyEnv::get_state, "The internal float64 state (classic control)")
       .def("set_state", &PyEnv::set_state, py::arg("state"), "Sets the internal state; returns the observation")
       .def("doudizhu_game", [](PyEnv& e) { return doudizhu_game_of(e.env()); },
@@ -129,12 +151,14 @@ void bind_env(py::module_& m) {
 
   m.def(
       "make_env",
-      [](const std::string& id, const py::dict& kwargs, std::optional<std::int64_t> max_episode_steps) {
+      [](const std::string& id, const py::dict& kwargs, std::optional<std::int64_t> max_episode_steps,
+         bool episode_info) {
         auto env = make_env(id, kwargs_to_yaml(kwargs), ConfigContext(fmt::format("kwargs of {}", id)));
         if (max_episode_steps) env->set_max_episode_steps(*max_episode_steps);
-        return std::make_unique<PyEnv>(std::move(env));
+        return std::make_unique<PyEnv>(std::move(env), episode_info);
       },
-      py::arg("id"), py::arg("kwargs") = py::dict(), py::arg("max_episode_steps") = py::none());
+      py::arg("id"), py::arg("kwargs") = py::dict(), py::arg("max_episode_steps") = py::none(),
+      py::arg("episode_info") = false);
 }
 
 }  // namespace rlzoo::python

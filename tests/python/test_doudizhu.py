@@ -131,7 +131,7 @@ class Env(unittest.TestCase):
         env = rlzoo.make("DouDizhu-v0")
         self.assertEqual((env.observation_space.shape, env.observation_space.dtype), ((1240,), np.uint8))
         self.assertEqual(env.action_space, rlzoo.spaces.Discrete(29985))
-        self.assertEqual(env.spec.num_agents, 3)
+        self.assertEqual(env.rlzoo_spec.num_agents, 3)
         obs, info = env.reset(seed=3)
         game = env.game
         self.assertIsInstance(game, dd.Game)
@@ -148,7 +148,7 @@ class Env(unittest.TestCase):
         self.assertEqual(game.history, [])  # env.game is a snapshot
 
     def test_a_whole_game_ends_with_the_returns(self):
-        env = rlzoo.make("DouDizhu-v0", objective="wp")
+        env = rlzoo.make("DouDizhu-v0", objective="wp", episode_info=True)
         env.reset(seed=11)
         terminated, steps = False, 0
         while not terminated:

@@ -149,8 +149,8 @@ class ResetAndStep(unittest.TestCase):
         env.step(0)
         self.assertEqual(env.get_state().tolist(), expected.tolist())
 
-    def test_episode_statistics_and_stepping_after_the_end(self):
-        env = rlzoo.make("CartPole-v1")
+    def test_episode_statistics_when_asked_and_stepping_after_the_end(self):
+        env = rlzoo.make("CartPole-v1", episode_info=True)
         env.reset(seed=0)
         steps, info, terminated = 0, {}, False
         while not terminated:
@@ -172,8 +172,17 @@ class ResetAndStep(unittest.TestCase):
         with self.assertRaises(rlzoo.UserError):
             rlzoo.make("CartPole-v1").step(0)
 
+    def test_no_episode_key_unless_asked(self):
+        # Gymnasium's RecordEpisodeStatistics refuses an info that has "episode" already.
+        env = rlzoo.make("CartPole-v1", max_episode_steps=3)
+        env.reset(seed=0)
+        for _ in range(3):
+            _, _, _, truncated, info = env.step(0)
+            self.assertNotIn("episode", info)
+        self.assertTrue(truncated)
+
     def test_time_limit_truncates(self):
-        env = rlzoo.make("CartPole-v1", max_episode_steps=5)
+        env = rlzoo.make("CartPole-v1", max_episode_steps=5, episode_info=True)
         self.assertEqual(env.spec.max_episode_steps, 5)
         env.reset(seed=0)
         for t in range(5):

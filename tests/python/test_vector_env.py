@@ -45,7 +45,7 @@ class Batching(unittest.TestCase):
     def check_equals_singles(self, threads):
         limit = 15  # short episodes: both time-limit truncations and terminations happen
         envs = rlzoo.make_vec("CartPole-v1", self.N, threads=threads, max_episode_steps=limit)
-        singles = [rlzoo.make("CartPole-v1", max_episode_steps=limit) for _ in range(self.N)]
+        singles = [rlzoo.make("CartPole-v1", max_episode_steps=limit, episode_info=True) for _ in range(self.N)]
         obs, info = envs.reset(seed=10)
         self.assertEqual(info, {})
         np.testing.assert_array_equal(obs, np.stack([e.reset(seed=10 + i)[0] for i, e in enumerate(singles)]))
@@ -127,7 +127,7 @@ class Batching(unittest.TestCase):
         envs = rlzoo.make_vec("Pendulum-v1", 4)
         obs, _ = envs.reset(seed=0)
         self.assertEqual((obs.shape, obs.dtype), ((4, 3), np.float32))
-        singles = [rlzoo.make("Pendulum-v1") for _ in range(4)]
+        singles = [rlzoo.make("Pendulum-v1", episode_info=True) for _ in range(4)]
         for i, e in enumerate(singles):
             e.reset(seed=i)
         actions = np.linspace(-2, 2, 4)[:, None]  # float64 [4, 1]
