@@ -31,6 +31,7 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(e
   episode_lengths_.assign(n, 0);
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
+  reset_next_.assign(n, 0);
   masks_.assign(n * mask_size_, 0);
   batch_finite_check_ = std::all_of(envs_.begin(), envs_.end(), [](const auto& e) { return e->checks_float32_observations(); });
 }
@@ -48,8 +49,18 @@ void VectorEnv::reset_range(std::int64_t begin, std::int64_t end, std::optional<
     env.reset(seed ? std::optional<std::uint64_t>(*seed + k) : std::nullopt, Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
     rewards_[k] = 0.0;
     terminated_[k] = truncated_[k] = 0;
+    reset_next_[k] = 0;
     if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
   }
+}
+
+void VectorEnv::set_autoreset_mode(AutoresetMode mode) {
+  if (mode == autoreset_) return;
+  if (std::find(reset_next_.begin(), reset_next_.end(), 1) != reset_next_.end())
+    throw UserError(fmt::format("vector env {}: the autoreset mode cannot change while next-step resets are pending; "
+                                "set it before stepping or right after reset()",
+                                spec().id));
+  autoreset_ = mode;
 }
 
 void VectorEnv::step(ConstBytes actions) {
@@ -60,6 +71,10 @@ void VectorEnv::step(ConstBytes actions) {
 }
 
 void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  if (autoreset_ == AutoresetMode::next_step) [[unlikely]] {
+    step_envs_next_step(begin, end, actions);
+    return;
+  }
   if (!batch_finite_check_) {
     step_envs<true>(begin, end, actions);
     return;
@@ -127,6 +142,38 @@ void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actio
   reset_pending();
 }
 
+void VectorEnv::step_envs_next_step(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  const std::size_t ob = obs_bytes_, ab = act_bytes_;
+  for (std::int64_t i = begin; i < end; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    Env& env = *envs_[k];
+    const Bytes row(obs_.data() + k * ob, ob);
+    try {
+      if (reset_next_[k]) {  // the episode ended on the last step: this step starts the next one
+        env.reset(std::nullopt, row);
+        rewards_[k] = 0.0;
+        terminated_[k] = truncated_[k] = 0;
+        reset_next_[k] = 0;
+      } else {
+        const StepResult r = env.step(ConstBytes(actions.data() + k * ab, ab), row);
+        rewards_[k] = r.reward;
+        terminated_[k] = r.terminated;
+        truncated_[k] = r.truncated;
+        if (r.terminated || r.truncated) {
+          std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
+          const Info& info = env.info();
+          episode_returns_[k] = info.episode_return;
+          episode_lengths_[k] = info.episode_length;
+          reset_next_[k] = 1;
+        }
+      }
+    } catch (...) {
+      rethrow_naming_index(k);
+    }
+    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+  }
+}
+
 void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
   for (auto k = static_cast<std::size_t>(begin); k < static_cast<std::size_t>(end); ++k) {
     const ConstBytes row(obs_.data() + k * obs_bytes_, obs_bytes_);
@@ -152,7 +199,9 @@ void VectorEnv::rethrow_naming_index(std::size_t k) const {
 nlohmann::json VectorEnv::save_state() const {
   nlohmann::json envs = nlohmann::json::array();
   for (const auto& e : envs_) envs.push_back(e->save_state());
-  return {{"envs", envs}};
+  nlohmann::json state{{"envs", envs}};
+  if (autoreset_ == AutoresetMode::next_step) state["resets_pending"] = reset_next_;
+  return state;
 }
 
 void VectorEnv::load_state(const nlohmann::json& state) {
@@ -163,6 +212,18 @@ void VectorEnv::load_state(const nlohmann::json& state) {
   for (std::size_t k = 0; k < envs_.size(); ++k) {
     envs_[k]->load_state(envs[k], Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
     if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
+  }
+  std::fill(reset_next_.begin(), reset_next_.end(), 0);
+  if (state.contains("resets_pending")) {
+    if (autoreset_ != AutoresetMode::next_step)
+      throw UserError(fmt::format("vector env {}: the saved state is of a next-step autoreset vector env; set that mode "
+                                  "before loading it",
+                                  spec().id));
+    const auto pending = state.at("resets_pending").get<std::vector<std::uint8_t>>();
+    if (pending.size() != reset_next_.size())
+      throw UserError(fmt::format("vector env {}: saved resets_pending has {} entries, this one {} envs", spec().id,
+                                  pending.size(), reset_next_.size()));
+    reset_next_ = pending;
   }
 }
 

@@ -12,6 +12,12 @@
 // observation of the next episode. rewards/terminated/truncated row i are those of the final
 // step. A learner bootstraps a truncated episode from final_observation row i.
 //
+// NEXT-STEP autoreset (Gymnasium 1.x's default), where set_autoreset_mode asks for it: an env
+// whose episode ends keeps its final observation in observation row i (final_observation row
+// i gets a copy, the statistics are kept as above) and is reset on the NEXT step() instead of
+// stepping, its action ignored: that step's row i is the first observation of the next
+// episode, with reward 0 and neither flag set. resets_pending() says which rows those are.
+//
 // SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv has a pool of threads
 // (the caller's thread is one of them) take contiguous chunks of envs from a shared counter. Both
 // give identical results for identical seeds and actions.
@@ -31,6 +37,8 @@
 
 namespace rlzoo {
 
+enum class AutoresetMode { same_step, next_step };
+
 class VectorEnv {
  public:
   virtual ~VectorEnv();
@@ -44,6 +52,13 @@ class VectorEnv {
 
   // Resets every env (env i with seed + i when a seed is given).
   void reset(std::optional<std::uint64_t> seed = std::nullopt);
+  // Same-step unless set otherwise. A UserError while a next-step reset is pending (the envs
+  // that wait for it could not be stepped same-step): set it before stepping, or after reset().
+  void set_autoreset_mode(AutoresetMode mode);
+  AutoresetMode autoreset_mode() const { return autoreset_; }
+  // Next-step mode: 1 where the env's episode ended on the last step, so that the next step()
+  // resets it and ignores its action. All 0 in same-step mode.
+  std::span<const std::uint8_t> resets_pending() const { return reset_next_; }
   // Steps every env with its row of `actions` (num_envs() * action bytes); autoresets.
   void step(ConstBytes actions);
   template <class T>
@@ -79,6 +94,7 @@ class VectorEnv {
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
   template <bool kEnvChecksObservation>
   void step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  void step_envs_next_step(std::int64_t begin, std::int64_t end, ConstBytes actions);
   // Throws the EnvError of the first row in [begin, end) whose observation is not finite.
   [[noreturn, gnu::cold]] void report_non_finite_row(std::int64_t begin, std::int64_t end) const;
   // Inside a catch block: rethrows an EnvError/EnvFailure with the vector index k appended.
@@ -94,6 +110,8 @@ class VectorEnv {
   std::vector<double> rewards_, episode_returns_;
   std::vector<std::uint8_t> terminated_, truncated_, masks_;
   std::vector<std::int64_t> episode_lengths_;
+  AutoresetMode autoreset_ = AutoresetMode::same_step;
+  std::vector<std::uint8_t> reset_next_;  // next-step mode: reset on the next step()
 };
 
 class SyncVectorEnv : public VectorEnv {

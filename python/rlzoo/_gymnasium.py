@@ -25,6 +25,27 @@ except ImportError:  # the module works without Gymnasium, with rlzoo's own clas
 
 NAMESPACE = "rlzoo"
 ENTRY_POINT = "rlzoo._gymnasium:make_for_gymnasium"
+VECTOR_ENTRY_POINT = "rlzoo._gymnasium:make_vec_for_gymnasium"
+
+
+def _version() -> tuple[int, int]:
+    if gymnasium is None:
+        return (0, 0)
+    major, minor = gymnasium.__version__.split(".")[:2]
+    return int(major), int(minor)
+
+
+def gymnasium_vector_base() -> type:
+    """The base of rlzoo.VectorEnv: Gymnasium's VectorEnv from 1.0 on (0.29's has another API:
+    step_async / step_wait), else object."""
+    return gymnasium.vector.VectorEnv if gymnasium is not None and _version() >= (1, 0) else object
+
+
+def autoreset_mode_value(name: str):
+    """metadata["autoreset_mode"]: Gymnasium's AutoresetMode where the installed Gymnasium has
+    it (1.1 and later; its vector wrappers require the enum), else the name."""
+    enum = getattr(getattr(gymnasium, "vector", None), "AutoresetMode", None)
+    return enum[name.upper()] if enum is not None else name
 
 # Gymnasium's render_fps for the classic-control envs rlzoo has (their metadata), so that a
 # render_fps says what Gymnasium's own env says; MuJoCo envs take 1 / dt as Gymnasium's do, the
@@ -56,6 +77,14 @@ def make_for_gymnasium(env_id: str, **kwargs: Any):
     return make(env_id, max_episode_steps=0, **kwargs)
 
 
+def make_vec_for_gymnasium(env_id: str, num_envs: int = 1, max_episode_steps: int | None = None,
+                           autoreset_mode: Any = "next_step", **kwargs: Any):
+    """Gymnasium's vector entry point for ``rlzoo/<env_id>`` (``gymnasium.make_vec``): rlzoo's
+    C++ vector env, next-step autoreset unless asked otherwise (Gymnasium 1.x's default)."""
+    from .vector import make_vec
+    return make_vec(env_id, num_envs, max_episode_steps=max_episode_steps, autoreset_mode=autoreset_mode, **kwargs)
+
+
 def spec_for(env_id: str, max_episode_steps: int | None, reward_threshold: float | None, kwargs: dict):
     """A Gymnasium EnvSpec for an env rlzoo.make made: what ``gymnasium.make`` would give it,
     with the limit rlzoo applies (``spec.make()`` makes the same env again, with one limit)."""
@@ -74,6 +103,7 @@ def register_envs(env_ids: list[str], describe) -> None:
         d = describe(env_id)
         limit = d.get("max_episode_steps")
         registry.pop(gymnasium_id(env_id), None)
+        extra = {"vector_entry_point": VECTOR_ENTRY_POINT} if _version() >= (1, 0) else {}
         gymnasium.register(id=gymnasium_id(env_id), entry_point=ENTRY_POINT, kwargs={"env_id": env_id},
                            max_episode_steps=limit if limit else None,
-                           reward_threshold=d.get("reward_threshold"))
+                           reward_threshold=d.get("reward_threshold"), **extra)

@@ -1,17 +1,23 @@
 // N envs stepped as one batch (core/vector/vector_env.h) with numpy in and out.
 //
-// Same-step autoreset, as the C++ vector envs do it: the observation row of an env whose
-// episode ended already holds the first observation of its next episode; the true final
-// observation and the episode statistics come in info["final_obs"] / info["final_info"] (and
-// info["episode"], as Gymnasium's RecordEpisodeStatistics gives it), each with its "_key" mask.
+// Same-step autoreset (the default), as the C++ vector envs do it: the observation row of an
+// env whose episode ended already holds the first observation of its next episode; the true
+// final observation comes in info["final_obs"] with its "_final_obs" mask. Next-step autoreset
+// (Gymnasium 1.x's default) where asked: the row keeps the final observation and the env is
+// reset on the next step, its action ignored. With episode_info, info["episode"] (and, same-
+// step, info["final_info"]["episode"]) carry {r, l} with their masks. The env's named scalars
+// (MuJoCo's x_velocity, ...) come every step as [N] float64 arrays with all-True masks.
 //
-// copy=False returns read-only numpy views of the C++ batch buffers (no copy at all, the same
-// array objects every step): the next reset/step overwrites them. copy=True (the default)
-// returns fresh arrays, with the masked-off rows of the final-step entries zeroed.
+// copy=False returns read-only numpy arrays over two buffers that alternate from step to step
+// (one memcpy of the batch, no allocation): what a step returns stays valid through the next
+// step and is overwritten by the one after, so keeping the previous observation (SB3's
+// _last_obs) is safe. copy=True (the default) returns fresh arrays, with the masked-off rows of
+// the final-step entries zeroed.
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -33,6 +39,10 @@ struct Batch {
   std::vector<std::uint8_t> done;     // terminated | truncated of the last step
   std::vector<std::int64_t> acting;   // acting agent per env (turn-based games)
   std::vector<std::uint8_t> all_true;
+  // copy=False: the two alternating copies of what a step returns.
+  std::vector<std::byte> obs[2];
+  std::vector<double> rewards[2];
+  std::vector<std::uint8_t> terminated[2], truncated[2];
 };
 
 py::array read_only(py::array a) {
@@ -60,9 +70,11 @@ void zero_rows(py::handle copied, const std::vector<std::uint8_t>& mask) {
 
 class PyVectorEnv {
  public:
-  PyVectorEnv(std::unique_ptr<VectorEnv> venv, bool copy) : b_(std::make_shared<Batch>()), copy_(copy) {
+  PyVectorEnv(std::unique_ptr<VectorEnv> venv, bool copy, bool next_step, bool episode_info)
+      : b_(std::make_shared<Batch>()), copy_(copy), next_step_(next_step), episode_info_(episode_info) {
     b_->venv = std::move(venv);
     VectorEnv& v = *b_->venv;
+    if (next_step) v.set_autoreset_mode(AutoresetMode::next_step);
     n_ = v.num_envs();
     b_->done.assign(static_cast<std::size_t>(n_), 0);
     b_->acting.assign(static_cast<std::size_t>(n_), 0);
@@ -87,6 +99,16 @@ class PyVectorEnv {
     if (masked_)
       masks_ = vector_view(v.action_masks().data(), {n, static_cast<py::ssize_t>(v.single_action_space().n())}, base,
                            boolean);
+    for (int k = 0; k < 2; ++k) {
+      b_->obs[k].resize(v.observation_bytes().size());
+      b_->rewards[k].resize(static_cast<std::size_t>(n_));
+      b_->terminated[k].resize(static_cast<std::size_t>(n_));
+      b_->truncated[k].resize(static_cast<std::size_t>(n_));
+      alt_obs_[k] = batch_views(v.single_observation_space(), b_->obs[k].data(), n_, base);
+      alt_rewards_[k] = vector_view(b_->rewards[k].data(), {n}, base);
+      alt_terminated_[k] = vector_view(b_->terminated[k].data(), {n}, base, boolean);
+      alt_truncated_[k] = vector_view(b_->truncated[k].data(), {n}, base, boolean);
+    }
   }
 
   py::tuple reset(std::optional<std::uint64_t> seed) {
@@ -97,7 +119,11 @@ class PyVectorEnv {
       v.reset(seed);
     }
     std::fill(b_->done.begin(), b_->done.end(), 0);
-    return py::make_tuple(out(obs_), info(false));
+    if (!copy_) {
+      const int k = flip();
+      return py::make_tuple(alt_obs_[k], info(false));
+    }
+    return py::make_tuple(copy_views(obs_), info(false));
   }
 
   py::tuple step(py::handle actions) {
@@ -122,8 +148,16 @@ class PyVectorEnv {
     bool any_done = false;
     const auto term = v.terminated(), trunc = v.truncated();
     for (std::size_t i = 0; i < b_->done.size(); ++i) any_done |= (b_->done[i] = term[i] | trunc[i]) != 0;
-    return py::make_tuple(out(obs_), out(rewards_), out(terminated_), out(truncated_), info(any_done));
+    if (!copy_) {
+      const int k = flip();
+      return py::make_tuple(alt_obs_[k], alt_rewards_[k], alt_terminated_[k], alt_truncated_[k], info(any_done));
+    }
+    return py::make_tuple(copy_views(obs_), copy_views(rewards_), copy_views(terminated_), copy_views(truncated_),
+                          info(any_done));
   }
+
+  bool next_step() const { return next_step_; }
+  bool episode_info() const { return episode_info_; }
 
   py::dict spec() const { return describe_spec(venv().spec()); }
 
@@ -143,7 +177,8 @@ class PyVectorEnv {
   void close() {
     InUse use(busy_, "this vector env");
     for (auto* x : {&obs_, &final_obs_, &rewards_, &terminated_, &truncated_, &returns_, &lengths_, &done_, &all_true_,
-                    &acting_, &masks_})
+                    &acting_, &masks_, &alt_obs_[0], &alt_obs_[1], &alt_rewards_[0], &alt_rewards_[1],
+                    &alt_terminated_[0], &alt_terminated_[1], &alt_truncated_[0], &alt_truncated_[1]})
       *x = py::none();
     b_ = std::make_shared<Batch>();
   }
@@ -153,6 +188,18 @@ class PyVectorEnv {
   py::object out(const py::object& view) const {
     if (!copy_) return view;
     return copy_views(view);
+  }
+
+  // copy=False: the C++ batch into the other of the two buffers; returns its index.
+  int flip() {
+    current_ = 1 - current_;
+    const VectorEnv& v = venv();
+    const auto k = static_cast<std::size_t>(current_);
+    std::memcpy(b_->obs[k].data(), v.observation_bytes().data(), b_->obs[k].size());
+    std::memcpy(b_->rewards[k].data(), v.rewards().data(), b_->rewards[k].size() * sizeof(double));
+    std::memcpy(b_->terminated[k].data(), v.terminated().data(), b_->terminated[k].size());
+    std::memcpy(b_->truncated[k].data(), v.truncated().data(), b_->truncated[k].size());
+    return current_;
   }
 
   // Checks every row before anything is stepped, so that a bad action leaves the batch as it
@@ -168,6 +215,8 @@ class PyVectorEnv {
         throw UserError(fmt::format("actions[{}]: {}", i, e.what()));
       }
     };
+    // Next-step mode: the rows whose env resets on this step have their action ignored.
+    const auto pending = v.resets_pending();
     if (as.kind() == SpaceKind::Discrete) {
       const auto* a = reinterpret_cast<const std::int64_t*>(bytes.data());
       const auto masks = v.action_masks();
@@ -175,10 +224,11 @@ class PyVectorEnv {
       for (std::int64_t i = 0; i < n_; ++i) {
         const std::int64_t k = a[i] - as.start();
         if (k < 0 || k >= n || (masked_ && !masks[static_cast<std::size_t>(i * n + k)])) [[unlikely]]
-          check_row(i);
+          if (!pending[static_cast<std::size_t>(i)]) check_row(i);
       }
     } else {
-      for (std::int64_t i = 0; i < n_; ++i) check_row(i);
+      for (std::int64_t i = 0; i < n_; ++i)
+        if (!pending[static_cast<std::size_t>(i)]) check_row(i);
     }
   }
 
@@ -197,15 +247,32 @@ class PyVectorEnv {
       py::dict episode;
       episode["r"] = returns;
       episode["l"] = lengths;
-      py::dict final_info;
-      final_info["episode"] = episode;
-      final_info["_episode"] = done;
-      d["final_obs"] = final_obs;
-      d["_final_obs"] = done;
-      d["final_info"] = final_info;
-      d["_final_info"] = done;
-      d["episode"] = episode;
-      d["_episode"] = done;
+      if (!next_step_) {  // next-step: the observation row is the final observation
+        d["final_obs"] = final_obs;
+        d["_final_obs"] = done;
+      }
+      if (episode_info_) {
+        if (!next_step_) {
+          py::dict final_info;
+          final_info["episode"] = episode;
+          final_info["_episode"] = done;
+          d["final_info"] = final_info;
+          d["_final_info"] = done;
+        }
+        d["episode"] = episode;
+        d["_episode"] = done;
+      }
+    }
+    // The env's named scalars, one [N] array each (Gymnasium's vector info with its masks).
+    const int scalars = v.env(0).info().num_scalars;
+    for (int s = 0; s < scalars; ++s) {
+      py::array_t<double> values(static_cast<py::ssize_t>(n_));
+      double* p = values.mutable_data();
+      for (std::int64_t i = 0; i < n_; ++i)
+        p[i] = v.env(i).info().scalars[static_cast<std::size_t>(s)].value;
+      const std::string name = v.env(0).info().scalars[static_cast<std::size_t>(s)].name;
+      d[py::str(name)] = values;
+      d[py::str("_" + name)] = copy_views(all_true_);
     }
     if (masked_) {
       d["action_mask"] = out(masks_);
@@ -220,12 +287,14 @@ class PyVectorEnv {
   }
 
   std::shared_ptr<Batch> b_;
-  bool copy_;
+  bool copy_, next_step_, episode_info_;
+  int current_ = 0;  // copy=False: the buffer the last reset/step returned
   std::int64_t n_ = 0;
   bool masked_ = false, multi_agent_ = false;
   std::vector<std::byte> action_buffer_;
   // The views (read-only numpy arrays over Batch's buffers), made once.
   py::object obs_, final_obs_, rewards_, terminated_, truncated_, returns_, lengths_, done_, all_true_, acting_, masks_;
+  py::object alt_obs_[2], alt_rewards_[2], alt_terminated_[2], alt_truncated_[2];
   std::atomic<bool> busy_{false};
 };
 
@@ -242,6 +311,8 @@ void bind_vector_env(py::module_& m) {
       .def_property_readonly("num_envs", &PyVectorEnv::num_envs)
       .def_property_readonly("num_threads", &PyVectorEnv::num_threads)
       .def_property("copy", &PyVectorEnv::copy, &PyVectorEnv::set_copy)
+      .def_property_readonly("next_step", &PyVectorEnv::next_step, "Next-step autoreset (else same-step)")
+      .def_property_readonly("episode_info", &PyVectorEnv::episode_info)
       .def_property_readonly("spec", &PyVectorEnv::spec)
       .def_property_readonly("single_observation_space",
                              [](const PyVectorEnv& e) { return describe_space(e.venv().single_observation_space()); })
@@ -249,9 +320,35 @@ void bind_vector_env(py::module_& m) {
                              [](const PyVectorEnv& e) { return describe_space(e.venv().single_action_space()); });
 
   m.def(
+      "time_cpp_vector_steps",
+      [](const std::string& id, std::int64_t num_envs, int threads, const py::array_t<std::int64_t, py::array::c_style>& actions,
+         int rounds) {
+        // `rlzoo bench python`'s baseline: the C++ vector env stepped through the rows of
+        // `actions` ([steps, num_envs]) `rounds` times with no Python in the loop; seconds.
+        if (actions.ndim() != 2 || actions.shape(1) != num_envs)
+          throw UserError(fmt::format("time_cpp_vector_steps: actions must be [steps, {}]", num_envs));
+        auto envs = make_envs(id, num_envs, YAML::Node());
+        std::unique_ptr<VectorEnv> v;
+        if (threads == 1)
+          v = std::make_unique<SyncVectorEnv>(std::move(envs));
+        else
+          v = std::make_unique<ThreadedVectorEnv>(std::move(envs), threads);
+        const std::int64_t steps = actions.shape(0);
+        const std::int64_t* a = actions.data();
+        py::gil_scoped_release free;
+        v->reset(0);
+        const auto start = std::chrono::steady_clock::now();
+        for (int r = 0; r < rounds; ++r)
+          for (std::int64_t t = 0; t < steps; ++t)
+            v->step(std::span<const std::int64_t>(a + t * num_envs, static_cast<std::size_t>(num_envs)));
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      },
+      py::arg("id"), py::arg("num_envs"), py::arg("threads"), py::arg("actions"), py::arg("rounds"));
+
+  m.def(
       "make_vector_env",
       [](const std::string& id, std::int64_t num_envs, int threads, bool copy, const py::dict& kwargs,
-         std::optional<std::int64_t> max_episode_steps) {
+         std::optional<std::int64_t> max_episode_steps, bool next_step, bool episode_info) {
         if (threads < 1) throw UserError(fmt::format("threads must be >= 1, got {}", threads));
         auto envs = make_envs(id, num_envs, kwargs_to_yaml(kwargs));
         if (max_episode_steps)
@@ -261,10 +358,10 @@ void bind_vector_env(py::module_& m) {
           v = std::make_unique<SyncVectorEnv>(std::move(envs));
         else
           v = std::make_unique<ThreadedVectorEnv>(std::move(envs), threads);
-        return std::make_unique<PyVectorEnv>(std::move(v), copy);
+        return std::make_unique<PyVectorEnv>(std::move(v), copy, next_step, episode_info);
       },
       py::arg("id"), py::arg("num_envs"), py::arg("threads") = 1, py::arg("copy") = true, py::arg("kwargs") = py::dict(),
-      py::arg("max_episode_steps") = py::none());
+      py::arg("max_episode_steps") = py::none(), py::arg("next_step") = false, py::arg("episode_info") = false);
 }
 
 }  // namespace rlzoo::python

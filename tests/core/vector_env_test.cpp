@@ -43,6 +43,35 @@ TEST(VectorEnv, SameStepAutoresetKeepsFinalObservation) {
   EXPECT_EQ(venv.env(0).elapsed_steps(), 1);
 }
 
+TEST(VectorEnv, NextStepAutoresetResetsOnTheFollowingStepIgnoringItsAction) {
+  SyncVectorEnv venv(walk_envs(2, 2));
+  venv.set_autoreset_mode(AutoresetMode::next_step);
+  venv.reset(0);
+  std::vector<std::int64_t> actions{2, 1};
+  int steps = 0;
+  while (!venv.terminated()[0]) {
+    venv.step(std::span<const std::int64_t>(actions));
+    ASSERT_LT(++steps, 10);
+  }
+  // The final observation stays in the observation row; the env is not reset yet.
+  EXPECT_EQ(venv.observations<float>()[0], 2.0f);
+  EXPECT_EQ(venv.final_observations<float>()[0], 2.0f);
+  EXPECT_EQ(venv.rewards()[0], 2.0);
+  EXPECT_EQ(venv.episode_lengths()[0], steps);
+  EXPECT_EQ(venv.resets_pending()[0], 1);
+  EXPECT_EQ(venv.resets_pending()[1], 0);
+  EXPECT_THROW(venv.set_autoreset_mode(AutoresetMode::same_step), UserError);  // a reset is pending
+  // The next step resets env 0 (its action, 2, ignored) and steps env 1.
+  venv.step(std::span<const std::int64_t>(actions));
+  EXPECT_EQ(venv.env(0).elapsed_steps(), 0);
+  EXPECT_EQ(venv.rewards()[0], 0.0);
+  EXPECT_FALSE(venv.terminated()[0] || venv.truncated()[0]);
+  const float first = venv.observations<float>()[0];
+  EXPECT_TRUE(first >= -1 && first <= 1);
+  EXPECT_EQ(venv.resets_pending()[0], 0);
+  EXPECT_EQ(venv.env(1).elapsed_steps(), steps + 1);
+}
+
 TEST(VectorEnv, TruncationIsReportedWithFinalObservation) {
   SyncVectorEnv venv(walk_envs(3, 100, 4));
   venv.reset(1);

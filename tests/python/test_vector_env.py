@@ -44,7 +44,7 @@ class Batching(unittest.TestCase):
 
     def check_equals_singles(self, threads):
         limit = 15  # short episodes: both time-limit truncations and terminations happen
-        envs = rlzoo.make_vec("CartPole-v1", self.N, threads=threads, max_episode_steps=limit)
+        envs = rlzoo.make_vec("CartPole-v1", self.N, threads=threads, max_episode_steps=limit, episode_info=True)
         singles = [rlzoo.make("CartPole-v1", max_episode_steps=limit, episode_info=True) for _ in range(self.N)]
         obs, info = envs.reset(seed=10)
         self.assertEqual(info, {})
@@ -158,7 +158,7 @@ class Copies(unittest.TestCase):
         self.assertTrue(second.flags.writeable)
         second[:] = 0  # ours to change
 
-    def test_copy_false_returns_read_only_views_overwritten_by_the_next_step(self):
+    def test_copy_false_alternates_two_read_only_buffers(self):
         envs = rlzoo.make_vec("CartPole-v1", 4, copy=False)
         copied = rlzoo.make_vec("CartPole-v1", 4)
         obs, _ = envs.reset(seed=0)
@@ -168,12 +168,33 @@ class Copies(unittest.TestCase):
             obs[0, 0] = 1.0
         before = obs.copy()
         out = envs.step(np.ones(4, dtype=np.int64))
-        self.assertIs(out[0], obs)  # the same view, now holding the new batch
-        self.assertFalse(np.array_equal(before, obs))
+        self.assertIsNot(out[0], obs)  # the other buffer: the reset's observations still hold
+        np.testing.assert_array_equal(obs, before)
         expected = copied.step(np.ones(4, dtype=np.int64))
         for got, want in zip(out[:4], expected[:4]):
             np.testing.assert_array_equal(got, want)
-        self.assertIs(envs.step(np.ones(4, dtype=np.int64))[1], out[1])  # rewards too
+        third = envs.step(np.ones(4, dtype=np.int64))
+        self.assertIs(third[0], obs)  # the step after next reuses the first buffer
+        self.assertFalse(np.array_equal(obs, before))
+
+    def test_next_step_autoreset(self):
+        envs = rlzoo.make_vec("CartPole-v1", 2, autoreset_mode="next_step", max_episode_steps=3)
+        self.assertEqual(envs.metadata["autoreset_mode"], "next_step")  # the name without Gymnasium
+        envs.reset(seed=0)
+        single = rlzoo.make("CartPole-v1", max_episode_steps=3)
+        single.reset(seed=0)
+        for _ in range(3):
+            obs, rewards, term, trunc, info = envs.step(np.zeros(2, np.int64))
+            expected = single.step(0)
+        np.testing.assert_array_equal(trunc, [True, True])
+        np.testing.assert_array_equal(obs[0], expected[0])  # the final observation itself
+        self.assertNotIn("final_obs", info)
+        obs, rewards, term, trunc, info = envs.step(np.array([5, 5]))  # a reset step: actions ignored
+        np.testing.assert_array_equal(rewards, [0.0, 0.0])
+        np.testing.assert_array_equal(term | trunc, [False, False])
+        np.testing.assert_array_equal(obs[0], single.reset()[0])  # the env's stream goes on
+        with self.assertRaises(rlzoo.UserError):
+            envs.step(np.array([5, 5]))  # now a real step, and 5 is no action
 
     def test_views_keep_the_envs_alive_after_close(self):
         envs = rlzoo.make_vec("CartPole-v1", 4, copy=False)
