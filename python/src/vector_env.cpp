@@ -220,10 +220,12 @@ class PyVectorEnv {
     if (as.kind() == SpaceKind::Discrete) {
       const auto* a = reinterpret_cast<const std::int64_t*>(bytes.data());
       const auto masks = v.action_masks();
-      const auto n = as.n();
+      const std::int64_t n = as.n(), start = as.start();
+      // Unsigned: one comparison finds k < 0 and k >= n.
       for (std::int64_t i = 0; i < n_; ++i) {
-        const std::int64_t k = a[i] - as.start();
-        if (k < 0 || k >= n || (masked_ && !masks[static_cast<std::size_t>(i * n + k)])) [[unlikely]]
+        const std::int64_t k = a[i] - start;
+        if (static_cast<std::uint64_t>(k) >= static_cast<std::uint64_t>(n) ||
+            (masked_ && !masks[static_cast<std::size_t>(i * n + k)])) [[unlikely]]
           if (!pending[static_cast<std::size_t>(i)]) check_row(i);
       }
     } else {
