@@ -19,16 +19,23 @@ std::vector<std::unique_ptr<Env>> walk_envs(int n, int goal = 2, std::int64_t ma
   return envs;
 }
 
+// Steps `venv` with `actions` until env 0's episode terminates (at most 10 steps); how many.
+int steps_until_env0_terminates(VectorEnv& venv, const std::vector<std::int64_t>& actions) {
+  int steps = 0;
+  while (!venv.terminated()[0] && steps < 10) {
+    venv.step(std::span<const std::int64_t>(actions));
+    ++steps;
+  }
+  EXPECT_TRUE(venv.terminated()[0]);
+  return steps;
+}
+
 TEST(VectorEnv, SameStepAutoresetKeepsFinalObservation) {
   SyncVectorEnv venv(walk_envs(2, 2));
   venv.reset(0);
   // Walk env 0 right until it terminates at +2; env 1 stays.
   std::vector<std::int64_t> actions{2, 1};
-  int steps = 0;
-  while (!venv.terminated()[0]) {
-    venv.step(std::span<const std::int64_t>(actions));
-    ASSERT_LT(++steps, 10);
-  }
+  const int steps = steps_until_env0_terminates(venv, actions);
   EXPECT_EQ(venv.final_observations<float>()[0], 2.0f);      // the true last observation
   EXPECT_EQ(venv.rewards()[0], 2.0);                         // reward of the final step
   EXPECT_EQ(venv.episode_lengths()[0], steps);
@@ -48,11 +55,7 @@ TEST(VectorEnv, NextStepAutoresetResetsOnTheFollowingStepIgnoringItsAction) {
   venv.set_autoreset_mode(AutoresetMode::next_step);
   venv.reset(0);
   std::vector<std::int64_t> actions{2, 1};
-  int steps = 0;
-  while (!venv.terminated()[0]) {
-    venv.step(std::span<const std::int64_t>(actions));
-    ASSERT_LT(++steps, 10);
-  }
+  const int steps = steps_until_env0_terminates(venv, actions);
   // The final observation stays in the observation row; the env is not reset yet.
   EXPECT_EQ(venv.observations<float>()[0], 2.0f);
   EXPECT_EQ(venv.final_observations<float>()[0], 2.0f);
