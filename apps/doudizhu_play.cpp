@@ -36,7 +36,9 @@ bool human_turn(Game& g, Seat you, std::istream& in, std::ostream& out) {
     std::string cmd;
     for (char c : line)
       if (!std::isspace(static_cast<unsigned char>(c))) cmd.push_back(static_cast<char>(std::tolower(c)));
-    if (cmd == "quit" || cmd == "exit" || cmd == "q") return false;
+    // Commands are whole words that hold a letter no card has (u, i, e, x, h, l, n), so no
+    // move is ever read as one: "q" and "Q" are a queen.
+    if (cmd == "quit" || cmd == "exit") return false;
     if (cmd == "help" || cmd == "?") {
       out << kHelp << "\n";
       continue;

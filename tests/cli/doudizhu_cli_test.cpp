@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -165,6 +167,19 @@ TEST(DouDizhuCli, PlayExplainsBadInputAndNeverCrashes) {
   const auto bad_seat = test::run_command(cli() + " doudizhu play --seat farmer", "");
   EXPECT_EQ(bad_seat.status, 2);
   EXPECT_NE(bad_seat.err.find("landlord_up"), std::string::npos);
+}
+
+TEST(DouDizhuCli, PlayTakesALoneQueenInEitherCase) {
+  SKIP_WITHOUT_DOUDIZHU();
+  // Seeds 1 and 2 deal the landlord (who leads) one queen: "q" and "Q" play it.
+  for (const auto& [seed, move] : {std::pair{1, "q"}, std::pair{2, "Q"}}) {
+    const auto r = test::run_command(cli() + fmt::format(" doudizhu play --ai rule --seat landlord --seed {}", seed),
+                                     std::string(move) + "\nquit\n");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("Not accepted"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Your hand (19 cards)"), std::string::npos) << move << "\n" << r.out;
+    EXPECT_NE(r.out.find("Bye"), std::string::npos);
+  }
 }
 
 }  // namespace
