@@ -170,7 +170,12 @@ void VectorEnv::step_envs_next_step(std::int64_t begin, std::int64_t end, ConstB
     } catch (...) {
       rethrow_naming_index(k);
     }
-    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+    // A row that resets on the next step takes any action (it is ignored): all legal, so
+    // that masked sampling never meets an all-illegal row.
+    if (mask_size_) {
+      if (reset_next_[k]) std::memset(masks_.data() + k * mask_size_, 1, mask_size_);
+      else std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+    }
   }
 }
 
@@ -209,22 +214,26 @@ void VectorEnv::load_state(const nlohmann::json& state) {
   if (!envs.is_array() || envs.size() != envs_.size())
     throw UserError(fmt::format("vector env {}: saved state has {} envs, this one {}", spec().id,
                                 envs.is_array() ? envs.size() : 0, envs_.size()));
+  // The pending next-step resets are checked before any env is touched.
+  std::vector<std::uint8_t> pending(envs_.size(), 0);
+  if (state.contains("resets_pending")) {
+    pending = state.at("resets_pending").get<std::vector<std::uint8_t>>();
+    if (pending.size() != envs_.size())
+      throw UserError(fmt::format("vector env {}: saved resets_pending has {} entries, this one {} envs", spec().id,
+                                  pending.size(), envs_.size()));
+    if (autoreset_ != AutoresetMode::next_step && std::find(pending.begin(), pending.end(), 1) != pending.end())
+      throw UserError(fmt::format("vector env {}: the saved state is of a next-step autoreset vector env with resets "
+                                  "pending; set that mode before loading it",
+                                  spec().id));
+  }
   for (std::size_t k = 0; k < envs_.size(); ++k) {
     envs_[k]->load_state(envs[k], Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
     if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
   }
-  std::fill(reset_next_.begin(), reset_next_.end(), 0);
-  if (state.contains("resets_pending")) {
-    if (autoreset_ != AutoresetMode::next_step)
-      throw UserError(fmt::format("vector env {}: the saved state is of a next-step autoreset vector env; set that mode "
-                                  "before loading it",
-                                  spec().id));
-    const auto pending = state.at("resets_pending").get<std::vector<std::uint8_t>>();
-    if (pending.size() != reset_next_.size())
-      throw UserError(fmt::format("vector env {}: saved resets_pending has {} entries, this one {} envs", spec().id,
-                                  pending.size(), reset_next_.size()));
-    reset_next_ = pending;
-  }
+  reset_next_ = std::move(pending);
+  if (mask_size_)  // a row that resets on the next step takes any action (it is ignored)
+    for (std::size_t k = 0; k < envs_.size(); ++k)
+      if (reset_next_[k]) std::memset(masks_.data() + k * mask_size_, 1, mask_size_);
 }
 
 SyncVectorEnv::SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs) : VectorEnv(std::move(envs)) {}

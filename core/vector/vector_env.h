@@ -16,7 +16,8 @@
 // whose episode ends keeps its final observation in observation row i (final_observation row
 // i gets a copy, the statistics are kept as above) and is reset on the NEXT step() instead of
 // stepping, its action ignored: that step's row i is the first observation of the next
-// episode, with reward 0 and neither flag set. resets_pending() says which rows those are.
+// episode, with reward 0 and neither flag set. resets_pending() says which rows those are; their
+// action-mask rows are all 1 meanwhile (any action, ignored).
 //
 // SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv has a pool of threads
 // (the caller's thread is one of them) take contiguous chunks of envs from a shared counter. Both

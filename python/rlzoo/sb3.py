@@ -46,11 +46,13 @@ if _Sb3VecEnv is not None:
             self.vector = vector
             self.render_mode = None
             self._actions: np.ndarray | None = None
+            self._masks: np.ndarray | None = None  # the last step's action masks (masked envs)
             super().__init__(vector.num_envs, vector.single_observation_space, vector.single_action_space)
 
         def reset(self):
             seed = self._seeds[0]
             obs, info = self.vector.reset(seed=seed)
+            self._masks = np.array(info["action_mask"]) if "action_mask" in info else None
             self._reset_seeds()
             self._reset_options()
             self.reset_infos = [self._env_info(info, i) for i in range(self.num_envs)]
@@ -61,6 +63,7 @@ if _Sb3VecEnv is not None:
 
         def step_wait(self):
             obs, rewards, terminated, truncated, info = self.vector.step(self._actions)
+            self._masks = np.array(info["action_mask"]) if "action_mask" in info else None
             dones = terminated | truncated
             infos = [self._env_info(info, i) for i in range(self.num_envs)]
             for i in np.flatnonzero(dones):
@@ -85,7 +88,12 @@ if _Sb3VecEnv is not None:
             setattr(self, attr_name, value)
 
         def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-            raise AttributeError(f"rlzoo's vector env has no per-env method {method_name!r}")
+            # sb3-contrib's MaskablePPO asks for "action_masks": the legal actions of each env now.
+            if method_name == "action_masks" and self._masks is not None:
+                return [self._masks[i].astype(bool) for i in self._indices(indices)]
+            raise AttributeError(f"rlzoo's vector env has no per-env method {method_name!r}"
+                                 + (" (action_masks: this env has no action mask)" if method_name == "action_masks"
+                                    else ""))
 
         def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
             return [False] * len(self._indices(indices))

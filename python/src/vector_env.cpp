@@ -9,9 +9,10 @@
 // (MuJoCo's x_velocity, ...) come every step as [N] float64 arrays with all-True masks.
 //
 // copy=False returns read-only numpy arrays over two buffers that alternate from step to step
-// (one memcpy of the batch, no allocation): what a step returns stays valid through the next
-// step and is overwritten by the one after, so keeping the previous observation (SB3's
-// _last_obs) is safe. copy=True (the default) returns fresh arrays, with the masked-off rows of
+// (one memcpy of the batch, no allocation) for the observations, rewards and flags: what a step
+// returns stays valid through the next step and is overwritten by the one after, so keeping
+// the previous observation (SB3's _last_obs) is safe. The info's arrays (final_obs, the
+// episode statistics, action_mask, acting_agent) are views of the live buffers. copy=True (the default) returns fresh arrays, with the masked-off rows of
 // the final-step entries zeroed.
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
@@ -265,16 +266,27 @@ class PyVectorEnv {
         d["_episode"] = done;
       }
     }
-    // The env's named scalars, one [N] array each (Gymnasium's vector info with its masks).
-    const int scalars = v.env(0).info().num_scalars;
-    for (int s = 0; s < scalars; ++s) {
+    // The env's named scalars, one [N] array each with its mask: True where env i's Info holds
+    // the value now (an env just reset holds none until it steps). The names are learned from
+    // the first Info that has them, so a key does not come and go with env 0's resets.
+    if (scalar_names_.empty())
+      for (std::int64_t i = 0; i < n_ && scalar_names_.empty(); ++i) {
+        const Info& info = v.env(i).info();
+        for (int k = 0; k < info.num_scalars; ++k)
+          scalar_names_.push_back(info.scalars[static_cast<std::size_t>(k)].name);
+      }
+    for (std::size_t k = 0; k < scalar_names_.size(); ++k) {
       py::array_t<double> values(static_cast<py::ssize_t>(n_));
+      py::array_t<bool> has(static_cast<py::ssize_t>(n_));
       double* p = values.mutable_data();
-      for (std::int64_t i = 0; i < n_; ++i)
-        p[i] = v.env(i).info().scalars[static_cast<std::size_t>(s)].value;
-      const std::string name = v.env(0).info().scalars[static_cast<std::size_t>(s)].name;
-      d[py::str(name)] = values;
-      d[py::str("_" + name)] = copy_views(all_true_);
+      bool* m = has.mutable_data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        const Info& info = v.env(i).info();
+        m[i] = static_cast<int>(k) < info.num_scalars && scalar_names_[k] == info.scalars[k].name;
+        p[i] = m[i] ? info.scalars[k].value : 0.0;
+      }
+      d[py::str(scalar_names_[k])] = values;
+      d[py::str("_" + scalar_names_[k])] = has;
     }
     if (masked_) {
       d["action_mask"] = out(masks_);
@@ -291,6 +303,7 @@ class PyVectorEnv {
   std::shared_ptr<Batch> b_;
   bool copy_, next_step_, episode_info_;
   int current_ = 0;  // copy=False: the buffer the last reset/step returned
+  std::vector<std::string> scalar_names_;  // the Info's named values, once seen
   std::int64_t n_ = 0;
   bool masked_ = false, multi_agent_ = false;
   std::vector<std::byte> action_buffer_;

@@ -1,6 +1,7 @@
 #include "rl/nets/fused_critics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/common/error.h"
@@ -41,7 +42,11 @@ void FusedCritics::min_q(const float* obs, const float* actions, std::int64_t ro
   std::fill(out, out + rows, std::numeric_limits<float>::infinity());
   for (int i = 0; i < n; ++i) {
     RLZOO_CHECK(chains_[static_cast<std::size_t>(i)]->forward_rows(input_.data(), rows, q_.data(), scratch_));
-    for (std::int64_t r = 0; r < rows; ++r) out[r] = std::min(out[r], q_[static_cast<std::size_t>(r)]);
+    // As LibTorch's min(0): a NaN wins, so that the loss check sees it.
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float q = q_[static_cast<std::size_t>(r)];
+      if (q < out[r] || std::isnan(q)) out[r] = q;
+    }
   }
 }
 
@@ -76,7 +81,7 @@ void FusedCritics::min_q_taped(const float* obs, const float* actions, std::int6
     const auto k = static_cast<std::size_t>(i);
     const float* q = chains_[k]->forward_tape(input_.data(), rows, tapes_[k]);
     for (std::int64_t r = 0; r < rows; ++r)
-      if (i == 0 || q[r] < q_min[r]) {
+      if (i == 0 || q[r] < q_min[r] || (std::isnan(q[r]) && !std::isnan(q_min[r]))) {
         q_min[r] = q[r];
         chosen_[static_cast<std::size_t>(r)] = i;
       }

@@ -30,7 +30,9 @@ TEST(VectorEnvNextStep, ACheckpointKeepsThePendingResets) {
   }
   const auto state = venv.save_state();
   SyncVectorEnv same_step(cartpoles(2));
+  const auto before = same_step.env(0).save_state();
   EXPECT_THROW(same_step.load_state(state), UserError);
+  EXPECT_EQ(same_step.env(0).save_state(), before);  // refused before any env was loaded
   SyncVectorEnv resumed(cartpoles(2));
   resumed.set_autoreset_mode(AutoresetMode::next_step);
   resumed.load_state(state);
@@ -40,6 +42,11 @@ TEST(VectorEnvNextStep, ACheckpointKeepsThePendingResets) {
   for (int i = 0; i < 2; ++i) EXPECT_EQ(resumed.env(i).elapsed_steps(), venv.env(i).elapsed_steps());
   EXPECT_EQ(resumed.env(0).elapsed_steps(), 0);
   for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(resumed.observations<float>()[k], venv.observations<float>()[k]);
+  // With no reset pending (all zeros saved), a same-step vector env takes the state.
+  auto none_pending = venv.save_state();
+  none_pending["resets_pending"] = std::vector<std::uint8_t>{0, 0};
+  SyncVectorEnv later(cartpoles(2));
+  EXPECT_NO_THROW(later.load_state(none_pending));
 }
 
 }  // namespace

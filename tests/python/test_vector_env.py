@@ -177,6 +177,18 @@ class Copies(unittest.TestCase):
         self.assertIs(third[0], obs)  # the step after next reuses the first buffer
         self.assertFalse(np.array_equal(obs, before))
 
+    def test_named_values_are_masked_where_an_env_holds_none(self):
+        envs = rlzoo.make_vec("HalfCheetah-v4", 2, max_episode_steps=2)
+        envs.reset(seed=0)
+        actions = np.zeros((2, 6), np.float32)
+        info = envs.step(actions)[4]
+        np.testing.assert_array_equal(info["_x_velocity"], [True, True])
+        info = envs.step(actions)[4]  # both episodes end; same-step: both envs were just reset
+        self.assertIn("x_velocity", info)  # the key stays
+        np.testing.assert_array_equal(info["_x_velocity"], [False, False])
+        info = envs.step(actions)[4]
+        np.testing.assert_array_equal(info["_x_velocity"], [True, True])
+
     def test_next_step_autoreset(self):
         envs = rlzoo.make_vec("CartPole-v1", 2, autoreset_mode="next_step", max_episode_steps=3)
         self.assertEqual(envs.metadata["autoreset_mode"], "next_step")  # the name without Gymnasium
