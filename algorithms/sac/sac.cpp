@@ -153,12 +153,12 @@ SacAgent::StepLosses SacAgent::torch_step(const UpdateWhere& where) {
   const auto critic_loss = sac_critic_loss(critic_->forward(obs, actions), target);
   zero_gradients(*critic_optimizer_);
   critic_loss.backward();
-  clip_and_check_gradients(critic_->parameters(), 0.0, critic_loss, where);
+  clip_and_check_gradients(critic_params_, 0.0, critic_loss, where);
   critic_optimizer_->step();
   const auto actor_loss = sac_actor_loss(critic_->forward(obs, pi.actions), pi.log_prob, out.alpha);
   zero_gradients(*actor_optimizer_);
   actor_loss.backward();
-  clip_and_check_gradients(actor_->parameters(), 0.0, actor_loss, where);
+  clip_and_check_gradients(actor_params_, 0.0, actor_loss, where);
   actor_optimizer_->step();
   out.actor_loss = actor_loss.item<double>();
   out.critic_loss = critic_loss.item<double>();

@@ -267,13 +267,17 @@ class PyVectorEnv {
       }
     }
     // The env's named scalars, one [N] array each with its mask: True where env i's Info holds
-    // the value now (an env just reset holds none until it steps). The names are learned from
-    // the first Info that has them, so a key does not come and go with env 0's resets.
-    if (scalar_names_.empty())
-      for (std::int64_t i = 0; i < n_ && scalar_names_.empty(); ++i) {
+    // the value now (an env just reset holds none until it steps). The names are learned once,
+    // from the first env that has stepped in its episode (envs without named values: none), so
+    // a key does not come and go with env 0's resets and no step scans the batch for them.
+    if (!scalar_names_known_)
+      for (std::int64_t i = 0; i < n_; ++i) {
+        if (v.env(i).elapsed_steps() == 0) continue;
         const Info& info = v.env(i).info();
         for (int k = 0; k < info.num_scalars; ++k)
           scalar_names_.push_back(info.scalars[static_cast<std::size_t>(k)].name);
+        scalar_names_known_ = true;
+        break;
       }
     for (std::size_t k = 0; k < scalar_names_.size(); ++k) {
       py::array_t<double> values(static_cast<py::ssize_t>(n_));
@@ -303,7 +307,8 @@ class PyVectorEnv {
   std::shared_ptr<Batch> b_;
   bool copy_, next_step_, episode_info_;
   int current_ = 0;  // copy=False: the buffer the last reset/step returned
-  std::vector<std::string> scalar_names_;  // the Info's named values, once seen
+  std::vector<std::string> scalar_names_;  // the Info's named values, once known
+  bool scalar_names_known_ = false;
   std::int64_t n_ = 0;
   bool masked_ = false, multi_agent_ = false;
   std::vector<std::byte> action_buffer_;
