@@ -1,5 +1,7 @@
 // `rlzoo doudizhu ...`: evaluate DouDizhu agents head to head, play against them, import
 // DouZero's models, and the JSON-lines tools (legal-moves, q-values) for comparing with DouZero.
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -15,11 +17,12 @@
 #include "core/common/error.h"
 #include "envs/doudizhu/evaluation.h"
 #include "envs/doudizhu/legal_moves.h"
+#include "envs/doudizhu/peasant_pair.h"
 
 namespace rlzoo::cli {
 
-void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed, std::istream& in,
-                       std::ostream& out);
+void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed,
+                       std::chrono::milliseconds answer_timeout, std::istream& in, std::ostream& out);
 
 namespace {
 
@@ -46,9 +49,9 @@ void legal_moves_command() {
   });
 }
 
-void q_values_command(const std::string& dir) {
-  dmc::SeatNets nets;
-  dmc::load_douzero_folder(nets, dir);
+void q_values_command(const std::string& spec) {
+  const auto shared = load_doudizhu_nets(spec);
+  dmc::SeatNets& nets = *shared;
   torch::InferenceMode inference;
   dmc::DecisionBatch batch;
   for_each_json_line(std::cin, [&](const nlohmann::json& j) {
@@ -78,6 +81,10 @@ void import_command(const std::string& dir, const std::string& out, bool force) 
              dir, out, out);
 }
 
+std::chrono::milliseconds timeout_ms(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000.0)));
+}
+
 }  // namespace
 
 void add_doudizhu_commands(CLI::App& app) {
@@ -85,41 +92,70 @@ void add_doudizhu_commands(CLI::App& app) {
   dz->require_subcommand(1);
 
   struct EvalOpts {
-    std::string landlord, peasants;
+    std::string landlord, peasants, landlord_down, landlord_up;
     std::int64_t deals = 1000;
     std::uint64_t seed = 0;
     bool swap = false, json = false;
     int parallel = 64;
+    double answer_timeout = 30;
   };
   auto eo = std::make_shared<EvalOpts>();
   auto* ev = dz->add_subcommand("eval", "Head to head: A as landlord, B as both peasants; WP and ADP with 95% CIs");
-  ev->add_option("--landlord", eo->landlord, "agent A: random, rule, a run/checkpoint dir, or a DouZero folder")->required();
-  ev->add_option("--peasants", eo->peasants, "agent B (both peasant seats)")->required();
+  const std::string agents = "random, rule, a run/checkpoint dir, a DouZero folder, or exec:COMMAND (an outside program)";
+  ev->add_option("--landlord", eo->landlord, "agent A: " + agents)->required();
+  auto* peasants = ev->add_option("--peasants", eo->peasants, "agent B (both peasant seats)");
+  auto* down = ev->add_option("--landlord-down", eo->landlord_down, "the landlord_down seat instead of --peasants");
+  auto* up = ev->add_option("--landlord-up", eo->landlord_up, "the landlord_up seat instead of --peasants");
+  peasants->excludes(down)->excludes(up);
   ev->add_option("--deals", eo->deals, "random deals")->check(CLI::PositiveNumber);
   ev->add_option("--seed", eo->seed, "seed of the deals");
   ev->add_flag("--swap", eo->swap, "also play every deal with the roles exchanged");
   ev->add_option("--parallel-games", eo->parallel, "games in flight (batched network evaluation)")
       ->check(CLI::PositiveNumber);
+  ev->add_option("--answer-timeout", eo->answer_timeout, "seconds an outside program may take per answer")
+      ->check(CLI::PositiveNumber);
   ev->add_flag("--json", eo->json, "print the result as one JSON object");
   ev->callback([eo] {
-    auto a = make_doudizhu_player(eo->landlord, eo->seed + 1);
-    auto b = make_doudizhu_player(eo->peasants, eo->seed + 2);
+    const bool split = !eo->landlord_down.empty() || !eo->landlord_up.empty();
+    if (split && (eo->landlord_down.empty() || eo->landlord_up.empty()))
+      throw UserError("--landlord-down and --landlord-up go together (or --peasants for both seats)");
+    if (!split && eo->peasants.empty()) throw UserError("--peasants (or --landlord-down and --landlord-up) is required");
+    if (split && eo->swap)
+      throw UserError("--swap exchanges the landlord with one agent on both peasant seats; with --landlord-down and "
+                      "--landlord-up there is no such agent (use --peasants)");
+    const auto timeout = timeout_ms(eo->answer_timeout);
+    auto a = make_doudizhu_player(eo->landlord, eo->seed + 1, timeout);
+    std::unique_ptr<Player> b, b_down, b_up;
+    std::string b_name = eo->peasants;
+    if (split) {
+      b_down = make_doudizhu_player(eo->landlord_down, eo->seed + 2, timeout);
+      b_up = make_doudizhu_player(eo->landlord_up, eo->seed + 3, timeout);
+      b = std::make_unique<PeasantPair>(*b_down, *b_up);
+      b_name = eo->landlord_down + " + " + eo->landlord_up;
+    } else {
+      b = make_doudizhu_player(eo->peasants, eo->seed + 2, timeout);
+    }
     const auto r = evaluate_matchup(*a, *b, {.deals = eo->deals, .seed = eo->seed, .swap = eo->swap,
                                              .parallel_games = eo->parallel});
     if (eo->json) fmt::print("{}\n", to_json(r).dump());
-    else fmt::print("{}", format_matchup(r, eo->landlord, eo->peasants));
+    else fmt::print("{}", format_matchup(r, eo->landlord, b_name));
   });
 
   struct PlayOpts {
     std::string ai = "rule", seat = "landlord";
     std::uint64_t seed = 0;
+    double answer_timeout = 30;
   };
   auto po = std::make_shared<PlayOpts>();
   auto* play = dz->add_subcommand("play", "Play one seat in the terminal against two AI seats");
-  play->add_option("--ai", po->ai, "the other seats' agent: random, rule, a run/checkpoint dir, or a DouZero folder");
+  play->add_option("--ai", po->ai, "the other seats' agent: " + agents);
   play->add_option("--seat", po->seat, "your seat: landlord, landlord_down or landlord_up");
   play->add_option("--seed", po->seed, "seed of the deals");
-  play->callback([po] { run_doudizhu_play(po->ai, po->seat, po->seed, std::cin, std::cout); });
+  play->add_option("--answer-timeout", po->answer_timeout, "seconds an outside program may take per answer")
+      ->check(CLI::PositiveNumber);
+  play->callback([po] {
+    run_doudizhu_play(po->ai, po->seat, po->seed, timeout_ms(po->answer_timeout), std::cin, std::cout);
+  });
 
   auto imp = std::make_shared<std::array<std::string, 2>>();
   auto force = std::make_shared<bool>(false);
@@ -132,10 +168,18 @@ void add_doudizhu_commands(CLI::App& app) {
   dz->add_subcommand("legal-moves", "stdin {\"hand\": [...], \"rival_move\": [...]} lines -> {\"legal\": [...]} lines")
       ->callback(legal_moves_command);
 
-  auto qdir = std::make_shared<std::string>();
-  auto* q = dz->add_subcommand("q-values", "stdin {deal, history, position} lines -> the DouZero network's Q-values");
-  q->add_option("--douzero-checkpoints", *qdir, "folder with DouZero's three .ckpt files")->required();
-  q->callback([qdir] { q_values_command(*qdir); });
+  struct QOpts {
+    std::string douzero, agent;
+  };
+  auto qo = std::make_shared<QOpts>();
+  auto* q = dz->add_subcommand("q-values", "stdin {deal, history, position} lines -> an agent's Q-values of the legal moves");
+  auto* qd = q->add_option("--douzero-checkpoints", qo->douzero, "folder with DouZero's three .ckpt files");
+  auto* qa = q->add_option("--agent", qo->agent, "a dmc run/checkpoint dir or a DouZero folder");
+  qd->excludes(qa);
+  q->callback([qo] {
+    if (qo->douzero.empty() && qo->agent.empty()) throw UserError("q-values needs --agent (or --douzero-checkpoints)");
+    q_values_command(qo->agent.empty() ? qo->douzero : qo->agent);
+  });
 }
 
 }  // namespace rlzoo::cli

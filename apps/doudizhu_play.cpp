@@ -1,6 +1,7 @@
 // `rlzoo doudizhu play`: a person plays one seat in the terminal against two AI seats.
 // Input is read line by line; anything malformed or illegal is explained and asked again.
 #include <cctype>
+#include <chrono>
 #include <iostream>
 #include <string>
 
@@ -65,10 +66,10 @@ bool human_turn(Game& g, Seat you, std::istream& in, std::ostream& out) {
 
 }  // namespace
 
-void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed, std::istream& in,
-                       std::ostream& out) {
+void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed,
+                       std::chrono::milliseconds answer_timeout, std::istream& in, std::ostream& out) {
   const Seat you = seat_from_name(seat);
-  auto opponent = make_doudizhu_player(ai, seed + 1);
+  auto opponent = make_doudizhu_player(ai, seed + 1, answer_timeout);
   Rng rng(seed);
   double total = 0;
   out << kHelp << "\n";
@@ -90,6 +91,7 @@ void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint
       g.play(move);
       out << fmt::format("  {} ({} left): {}\n", seat_name(s), g.hand(s).size(), format_cards(move));
     }
+    opponent->game_over(g);
     const double score = g.score(you);
     total += score;
     out << fmt::format("\n{} wins. Bombs played: {}. Your score: {:+g} (total {:+g}).\n",

@@ -34,6 +34,7 @@ Scores play_deals(Player& landlord, Player& peasants, const std::vector<Deal>& d
     games.emplace_back(deals[next++]);
   }
   std::size_t running = slots;
+  std::size_t finished = 0;
 
   // Records a finished game and gives its slot the next deal.
   auto settle = [&](std::size_t s) {
@@ -41,6 +42,9 @@ Scores play_deals(Player& landlord, Player& peasants, const std::vector<Deal>& d
     if (!g.over()) return;
     scores.landlord[deal_of[s]] = g.score(Seat::Landlord);
     scores.peasants[deal_of[s]] = g.score(Seat::LandlordDown) + g.score(Seat::LandlordUp);
+    landlord.game_over(g);
+    if (&peasants != &landlord) peasants.game_over(g);
+    ++finished;
     if (next < deals.size()) {
       deal_of[s] = next;
       g.reset(deals[next++]);
@@ -72,7 +76,14 @@ Scores play_deals(Player& landlord, Player& peasants, const std::vector<Deal>& d
       }
       if (batch.empty()) continue;
       choice.assign(batch.size(), 0);
-      player.choose_batch(batch, choice);
+      try {
+        player.choose_batch(batch, choice);
+      } catch (const UserError& e) {
+        // Nothing is scored from a matchup that could not finish: say how far it got.
+        throw UserError(fmt::format("{} (the evaluation stopped after {} of {} games of this pass had finished; no "
+                                    "result is reported)",
+                                    e.what(), finished, deals.size()));
+      }
       for (std::size_t k = 0; k < batch.size(); ++k) {
         batch[k]->play_index(choice[k]);
         settle(batch_slot[k]);

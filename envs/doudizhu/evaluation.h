@@ -24,6 +24,10 @@
 //    on the game) the results do not depend on parallel_games; a RandomPlayer's draws follow
 //    the order of the questions, which does.
 //
+//  * Every finished game goes to both players' game_over() (once when they are one object).
+//  * A UserError from a player (an outside program's bad answer, say) stops the matchup; its
+//    message gains how many games of that pass had finished, and no result is returned.
+//
 // The two players may be the same object. Throws UserError for deals < 1 or parallel_games < 1.
 #pragma once
 

@@ -25,6 +25,9 @@ class Player {
   virtual void choose_batch(std::span<Game* const> games, std::span<std::size_t> out) {
     for (std::size_t i = 0; i < games.size(); ++i) out[i] = choose(*games[i]);
   }
+  // Called once a game in which this player held a seat is over (before the Game object is
+  // reused), so that a player can report or forget per-game state. The default does nothing.
+  virtual void game_over(const Game& g) { (void)g; }
 };
 
 }  // namespace rlzoo::doudizhu

@@ -11,6 +11,10 @@
 #include <thread>
 #include <vector>
 
+#include "algorithms/dmc/decision_batch.h"
+#include "algorithms/dmc/dmc.h"
+#include "algorithms/dmc/dmc_player.h"
+#include "envs/doudizhu/game.h"
 #include "rl/agent.h"
 #include "rl/algorithm_registry.h"
 #include "rl/nets/observation.h"
@@ -53,6 +57,14 @@ torch::Tensor bool_tensor(py::handle v, std::vector<std::int64_t> shape, const c
   return torch::from_blob(const_cast<bool*>(a.data()), shape, torch::kBool).clone();
 }
 
+torch::Tensor int_tensor(py::handle v, std::vector<std::int64_t> shape, const char* what) {
+  const auto a = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(v);
+  if (!a) throw UserError(fmt::format("{}: expected an array of integers", what));
+  const std::vector<std::int64_t> given(a.shape(), a.shape() + a.ndim());
+  if (given != shape) throw UserError(fmt::format("{}: expected shape {}, got {}", what, fmt::join(shape, "x"), fmt::join(given, "x")));
+  return torch::from_blob(const_cast<std::int64_t*>(a.data()), shape, torch::kInt64).clone();
+}
+
 // Stops learn() when Python has a pending signal (Ctrl-C), checked every few thousand steps on
 // the thread that called learn() (Python runs signal handlers on the main thread only).
 class PythonSignals : public Callback {
@@ -79,8 +91,12 @@ class PyAgent {
 
   // obs: `batch` observations with a leading batch dimension (rlzoo/agents.py adds it for a
   // single observation). Returns (actions, state or None).
+  // candidates / candidate_counts / acting_agent: for candidate-action envs (DouDizhu), the
+  // legal moves' feature rows [B, K, F] (rows past a row's count are padding), the counts [B]
+  // and the acting agents [B] (rlzoo/agents.py pads the per-observation lists).
   py::tuple predict(py::handle obs, std::int64_t batch, py::handle state, py::handle episode_start, bool deterministic,
-                    py::handle action_mask) {
+                    py::handle action_mask, py::handle candidates, py::handle candidate_counts,
+                    py::handle acting_agent) {
     InUse use(busy_, "this agent");
     if (batch < 1) throw UserError(fmt::format("predict: batch must be >= 1, got {}", batch));
     const Space& space = agent_->env_spec().observation_space;
@@ -94,6 +110,21 @@ class PyAgent {
       options.action_mask = bool_tensor(action_mask, {batch, as.n()}, "predict: action_mask");
     }
     if (!episode_start.is_none()) options.episode_start = bool_tensor(episode_start, {batch}, "predict: episode_start");
+    if (!candidates.is_none()) {
+      const std::int64_t dim = agent_->env_spec().candidate_feature_dim;
+      if (dim <= 0)
+        throw UserError(fmt::format("predict: candidates are for envs whose actions index candidate moves; {} has none",
+                                    agent_->env_spec().id));
+      options.candidate_features = float_tensor(candidates, "predict: candidates");
+      if (options.candidate_features.dim() != 3 || options.candidate_features.size(0) != batch ||
+          options.candidate_features.size(2) != dim)
+        throw UserError(fmt::format("predict: candidates must be [{}, K, {}], got {}", batch, dim,
+                                    c10::str(options.candidate_features.sizes())));
+      options.candidate_counts = int_tensor(candidate_counts, {batch}, "predict: candidate counts");
+      if (acting_agent.is_none())
+        throw UserError("predict: candidates need acting_agent too (the info's \"acting_agent\")");
+      options.acting_agent = int_tensor(acting_agent, {batch}, "predict: acting_agent");
+    }
     const bool stateful = agent_->recurrent() || !state.is_none();
     if (!state.is_none()) options.recurrent_state = float_tensor(state, "predict: state");
     ActResult r;
@@ -148,9 +179,46 @@ class PyAgent {
     agent_->save(dir);
   }
 
+  // dmc agents (DouDizhu): the Q-value of each of the acting seat's legal moves in `g`, in
+  // g.legal_moves() order; the same arithmetic as `rlzoo doudizhu q-values`.
+  py::array_t<float> doudizhu_q_values(doudizhu::Game& g) {
+    InUse use(busy_, "this agent");
+    auto& nets = dmc_nets("q_values");
+    if (g.over()) throw UserError("q_values: the game is over");
+    std::vector<float> q;
+    {
+      py::gil_scoped_release free;
+      torch::InferenceMode inference;
+      dmc::DecisionBatch batch;
+      batch.add(g);
+      batch.evaluate(nets);
+      for (std::size_t k = 0; k < g.legal_moves().size(); ++k) q.push_back(batch.q(0, k));
+    }
+    return py::array_t<float>(static_cast<py::ssize_t>(q.size()), q.data());
+  }
+
+  // dmc agents: the index into g.legal_moves() of the move the agent plays (the greedy one;
+  // the only one without asking the networks), as `rlzoo doudizhu eval` plays it.
+  std::size_t doudizhu_choose(doudizhu::Game& g) {
+    InUse use(busy_, "this agent");
+    dmc_nets("choose");
+    if (g.over()) throw UserError("choose: the game is over");
+    py::gil_scoped_release free;
+    dmc::DmcPlayer player(dynamic_cast<dmc::DmcAgent&>(*agent_).shared_nets(), "dmc");
+    return player.choose(g);
+  }
+
   Agent& agent() { return *agent_; }
 
  private:
+  dmc::SeatNets& dmc_nets(const char* what) {
+    auto* d = dynamic_cast<dmc::DmcAgent*>(agent_.get());
+    if (!d)
+      throw UserError(fmt::format("{}: a {} agent on {}; only dmc agents (DouDizhu) value and choose moves", what,
+                                  agent_->algorithm(), agent_->env_spec().id));
+    return d->nets();
+  }
+
   std::unique_ptr<Agent> agent_;
   std::atomic<bool> busy_{false};
 };
@@ -162,7 +230,11 @@ std::unique_ptr<PyAgent> wrap(std::unique_ptr<Agent> a) { return std::make_uniqu
 void bind_agents(py::module_& m) {
   py::class_<PyAgent>(m, "Agent", "A trained or training rlzoo agent (use rlzoo.load_agent / rlzoo.make_agent)")
       .def("predict", &PyAgent::predict, py::arg("obs"), py::arg("batch"), py::arg("state") = py::none(),
-           py::arg("episode_start") = py::none(), py::arg("deterministic") = true, py::arg("action_mask") = py::none())
+           py::arg("episode_start") = py::none(), py::arg("deterministic") = true, py::arg("action_mask") = py::none(),
+           py::arg("candidates") = py::none(), py::arg("candidate_counts") = py::none(),
+           py::arg("acting_agent") = py::none())
+      .def("doudizhu_q_values", &PyAgent::doudizhu_q_values, py::arg("game"))
+      .def("doudizhu_choose", &PyAgent::doudizhu_choose, py::arg("game"))
       .def("evaluate", &PyAgent::evaluate, py::arg("episodes") = 10, py::arg("deterministic") = true,
            py::arg("seed") = std::uint64_t{1'000'000})
       .def("learn", &PyAgent::learn, py::arg("timesteps"), py::arg("progress_bar") = false)

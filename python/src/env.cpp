@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -50,9 +51,10 @@ class PyEnv {
   }
 
   // What Info carries, as Gymnasium's info dict: the env's named scalars; "episode" {r, l} on
-  // the step that ends an episode where asked (episode_info); "action_mask" (int8, 1 = legal) for masked envs; for
-  // turn-based games "acting_agent" and "agent_rewards"; for candidate envs "candidates"
-  // (one feature row per legal move; the action is an index into them).
+  // the step that ends an episode where asked (episode_info); "action_mask" (int8, 1 = legal)
+  // for masked envs and candidate envs; for turn-based games "acting_agent" and
+  // "agent_rewards"; for candidate envs "candidates" (one feature row per legal move; the
+  // action is an index into them, so the mask is 1 on the first len(candidates) actions).
   py::dict info() const {
     py::dict d;
     const Info& i = env_->info();
@@ -70,6 +72,16 @@ class PyEnv {
     if (spec.candidate_feature_dim > 0) {
       const CandidateView c = env_->candidates();
       d["candidates"] = py::array_t<float>(std::vector<py::ssize_t>{c.count, c.feature_dim}, c.features);
+      // A Python-side view for generic clients (Gymnasium's Discrete.sample(mask=...),
+      // MaskablePPO): the action indexes the candidates, so exactly the first `count` actions
+      // of the Discrete space are legal. The C++ env has no mask of its own.
+      if (!spec.has_action_mask && spec.action_space.is_discrete()) {
+        py::array_t<std::int8_t> mask(static_cast<py::ssize_t>(spec.action_space.n()));
+        auto* m = mask.mutable_data();
+        std::fill(m, m + mask.size(), std::int8_t{0});
+        std::fill(m, m + std::min<py::ssize_t>(c.count, mask.size()), std::int8_t{1});
+        d["action_mask"] = mask;
+      }
     }
     if (episode_info_ && i.episode_done) {
       py::dict e;

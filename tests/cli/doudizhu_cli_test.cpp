@@ -182,5 +182,30 @@ TEST(DouDizhuCli, PlayTakesALoneQueenInEitherCase) {
   }
 }
 
+TEST(DouDizhuCli, EvalSeatsOutsidePrograms) {
+  SKIP_WITHOUT_DOUDIZHU();
+  // A shell program answering every request with the first legal move, on one peasant seat
+  // beside the rule player on the other; the same with the program on both seats.
+  const std::string first =
+      "'exec:while read -r l; do case \"$l\" in *\\\"move\\\"*) echo {\\\"index\\\":0};; esac; done'";
+  const auto mixed = test::run_command(cli() + " doudizhu eval --json --deals 20 --landlord random --landlord-down " +
+                                       first + " --landlord-up rule");
+  ASSERT_EQ(mixed.status, 0) << mixed.err;
+  EXPECT_EQ(nlohmann::json::parse(mixed.out)["b_as_peasants"]["games"], 20);
+  const auto both = test::run_command(cli() + " doudizhu eval --deals 20 --landlord rule --peasants " + first);
+  ASSERT_EQ(both.status, 0) << both.err;
+  EXPECT_NE(both.out.find("as peasants"), std::string::npos) << both.out;
+  // Seats that cannot be matched up are refused before anything runs.
+  const auto half = test::run_command(cli() + " doudizhu eval --landlord rule --landlord-down rule");
+  EXPECT_EQ(half.status, 2);
+  EXPECT_NE(half.err.find("--landlord-down and --landlord-up go together"), std::string::npos) << half.err;
+  const auto swap = test::run_command(cli() + " doudizhu eval --swap --landlord rule --landlord-down rule --landlord-up random");
+  EXPECT_EQ(swap.status, 2);
+  EXPECT_NE(swap.err.find("--swap"), std::string::npos) << swap.err;
+  const auto late = test::run_command(cli() + " doudizhu eval --deals 3 --answer-timeout 0.2 --landlord 'exec:cat > /dev/null' --peasants rule");
+  EXPECT_EQ(late.status, 2);
+  EXPECT_NE(late.err.find("seat landlord (`cat > /dev/null`): no answer within 0.2 s"), std::string::npos) << late.err;
+}
+
 }  // namespace
 }  // namespace rlzoo

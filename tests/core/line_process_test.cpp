@@ -1,0 +1,75 @@
+// LineProcess: lines both ways, deadlines that bite, exits and broken pipes reported (never a
+// SIGPIPE), over-long lines refused.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "core/common/error.h"
+#include "core/platform/line_process.h"
+
+namespace rlzoo {
+namespace {
+
+using namespace std::chrono_literals;
+using Status = LineProcess::Status;
+
+LineProcess::Clock::time_point in(std::chrono::milliseconds d) { return LineProcess::Clock::now() + d; }
+
+TEST(LineProcess, EchoesLinesInOrderAndCountsThem) {
+  LineProcess p("cat");
+  EXPECT_EQ(p.write_line("{\"a\": 1}", in(10s)), Status::Ok);
+  EXPECT_EQ(p.write_line("second\r", in(10s)), Status::Ok);  // a trailing CR is dropped on reading
+  auto r = p.read_line(in(10s));
+  EXPECT_EQ(r.status, Status::Ok);
+  EXPECT_EQ(r.line, "{\"a\": 1}");
+  r = p.read_line(in(10s));
+  EXPECT_EQ(r.line, "second");
+  EXPECT_EQ(p.lines_read(), 2);
+  p.close_input();  // cat sees end of file and exits
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);
+  EXPECT_EQ(p.exit_description(), "exited with status 0");
+}
+
+TEST(LineProcess, ASilentProcessTimesOut) {
+  LineProcess p("cat > /dev/null");
+  ASSERT_EQ(p.write_line("hello", in(10s)), Status::Ok);
+  const auto start = LineProcess::Clock::now();
+  EXPECT_EQ(p.read_line(in(150ms)).status, Status::TimedOut);
+  EXPECT_GE(LineProcess::Clock::now() - start, 150ms);
+  EXPECT_EQ(p.exit_description(std::chrono::milliseconds(0)), "still running");
+}  // the destructor ends it: closing its input is enough for cat
+
+TEST(LineProcess, AnExitIsReportedWithItsStatus) {
+  LineProcess p("read line; echo \"got $line\"; exit 3");
+  ASSERT_EQ(p.write_line("x", in(10s)), Status::Ok);
+  EXPECT_EQ(p.read_line(in(10s)).line, "got x");
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);
+  EXPECT_EQ(p.exit_description(), "exited with status 3");
+}
+
+TEST(LineProcess, WritingToAnExitedProcessIsClosedNotSigpipe) {
+  LineProcess p("exit 0");
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);  // its output closed: it has exited
+  ASSERT_EQ(p.exit_description(), "exited with status 0");
+  // Without the SIGPIPE handling this write kills the test process.
+  EXPECT_EQ(p.write_line(std::string(100000, 'x'), in(10s)), Status::Closed);
+}
+
+TEST(LineProcess, AProcessThatDoesNotReadTimesOutTheWriter) {
+  LineProcess p("sleep 30");  // never reads: the pipe fills (the shell waits for sleep)
+  EXPECT_EQ(p.write_line(std::string(1 << 20, 'x'), in(200ms)), Status::TimedOut);
+}  // closing its input does not end sleep: the destructor kills it after a second
+
+TEST(LineProcess, AnOverlongLineIsRefused) {
+  LineProcess p("head -c 1100000 /dev/zero | tr '\\0' a; echo");
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::TooLong);
+}
+
+TEST(LineProcess, ACommandThatDoesNotExistExitsWithTheShellsStatus) {
+  LineProcess p("/nonexistent/program --flag");
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);
+  EXPECT_EQ(p.exit_description(), "exited with status 127");
+}
+
+}  // namespace
+}  // namespace rlzoo
