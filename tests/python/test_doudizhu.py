@@ -164,6 +164,25 @@ class Env(unittest.TestCase):
         with self.assertRaises(rlzoo.UserError):
             env.step(0)
 
+    def test_the_action_mask_is_exactly_the_legal_moves(self):
+        # A generic client (Discrete.sample with a mask, MaskablePPO's action_masks()) plays
+        # whole games and never picks an illegal action.
+        env = rlzoo.make("DouDizhu-v0")
+        _, info = env.reset(seed=21)
+        env.action_space.seed(5)
+        for _ in range(3):
+            terminated = False
+            while not terminated:
+                mask = info["action_mask"]
+                self.assertEqual((mask.shape, mask.dtype), ((29985,), np.int8))
+                n = len(env.game.legal_moves())
+                self.assertEqual(int(mask.sum()), n)
+                self.assertTrue(mask[:n].all())
+                np.testing.assert_array_equal(env.action_masks(), mask.astype(bool))
+                _, _, terminated, _, info = env.step(env.action_space.sample(mask=mask))
+            self.assertTrue(env.game.over)
+            _, info = env.reset()
+
     def test_an_index_past_the_candidates_is_refused(self):
         env = rlzoo.make("DouDizhu-v0")
         env.reset(seed=0)

@@ -15,7 +15,7 @@ import rlzoo
 
 # MJCF-v0 needs a model file; DouDizhu-v0's actions index the legal moves of the moment (its
 # Discrete(29985) holds every move, most of them illegal at any step), which check_env's
-# sampled actions cannot know.
+# unmasked samples cannot know (the info's "action_mask" says which are legal: tested below).
 NOT_CHECKED = {"MJCF-v0": "needs model_path", "DouDizhu-v0": "actions index the current legal moves"}
 MUJOCO = {"Ant-v4", "HalfCheetah-v4", "Hopper-v4", "Humanoid-v4", "InvertedDoublePendulum-v4",
           "InvertedPendulum-v4", "Reacher-v4", "Swimmer-v4", "Walker2d-v4"}
@@ -75,6 +75,25 @@ class CheckEnv(unittest.TestCase):
             self.assertIsInstance(env.observation_space, gymnasium.spaces.Box)
             self.assertEqual(env.observation_space.dtype, np.float64)
             self.assertEqual(env.action_space.dtype, np.float32)
+
+
+class MaskedClients(unittest.TestCase):
+    def test_gymnasium_make_doudizhu_plays_whole_games_from_the_mask(self):
+        # A generic client: Gymnasium's Discrete.sample(mask=...) over the info's action_mask.
+        env = gymnasium.make("rlzoo/DouDizhu-v0")
+        _, info = env.reset(seed=2)
+        env.action_space.seed(3)
+        games, steps = 0, 0
+        while games < 2:
+            action = env.action_space.sample(mask=info["action_mask"])
+            self.assertLess(action, len(info["candidates"]))
+            _, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            if terminated or truncated:
+                self.assertTrue(terminated)
+                games += 1
+                _, info = env.reset()
+        self.assertGreater(steps, 20)
 
 
 class MakeAndTimeLimit(unittest.TestCase):
