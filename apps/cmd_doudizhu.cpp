@@ -113,7 +113,7 @@ void add_doudizhu_commands(CLI::App& app) {
   ev->add_option("--parallel-games", eo->parallel, "games in flight (batched network evaluation)")
       ->check(CLI::PositiveNumber);
   ev->add_option("--answer-timeout", eo->answer_timeout, "seconds an outside program may take per answer")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-3, 1e6));
   ev->add_flag("--json", eo->json, "print the result as one JSON object");
   ev->callback([eo] {
     const bool split = !eo->landlord_down.empty() || !eo->landlord_up.empty();
@@ -152,7 +152,7 @@ void add_doudizhu_commands(CLI::App& app) {
   play->add_option("--seat", po->seat, "your seat: landlord, landlord_down or landlord_up");
   play->add_option("--seed", po->seed, "seed of the deals");
   play->add_option("--answer-timeout", po->answer_timeout, "seconds an outside program may take per answer")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-3, 1e6));
   play->callback([po] {
     run_doudizhu_play(po->ai, po->seat, po->seed, timeout_ms(po->answer_timeout), std::cin, std::cout);
   });
@@ -178,6 +178,9 @@ void add_doudizhu_commands(CLI::App& app) {
   qd->excludes(qa);
   q->callback([qo] {
     if (qo->douzero.empty() && qo->agent.empty()) throw UserError("q-values needs --agent (or --douzero-checkpoints)");
+    if (!qo->douzero.empty() && !std::filesystem::exists(std::filesystem::path(qo->douzero) / "landlord.ckpt"))
+      throw UserError(fmt::format("--douzero-checkpoints {}: no landlord.ckpt there (an rlzoo agent goes to --agent)",
+                                  qo->douzero));
     q_values_command(qo->agent.empty() ? qo->douzero : qo->agent);
   });
 }

@@ -83,10 +83,7 @@ LineProcess::LineProcess(std::string command) : command_(std::move(command)) {
   sigemptyset(&none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setsigmask(&attr, &none);
-  // Its own process group, so that killing it reaches what the shell started (a pipeline, a
-  // loop) and not only the shell.
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   std::string sh = "sh", dash_c = "-c";
   char* argv[] = {sh.data(), dash_c.data(), command_.data(), nullptr};
   const int rc = posix_spawn(&pid_, "/bin/sh", &actions, &attr, argv, environ);
@@ -112,7 +109,7 @@ LineProcess::~LineProcess() {
   if (pid_ > 0 && !reaped_) {
     reap(std::chrono::milliseconds(1000));
     if (!reaped_) {
-      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
       while (waitpid(pid_, &wait_status_, 0) < 0 && errno == EINTR) {
       }
     }
@@ -157,7 +154,11 @@ LineProcess::Read LineProcess::read_line(Clock::time_point deadline) {
       return r;
     }
     if (pending_.size() > kMaxLine) return {Status::TooLong, {}};
-    if (eof_ || from_child_ < 0) return {Status::Closed, {}};
+    if (eof_ || from_child_ < 0) {
+      if (pending_.empty()) return {Status::Closed, {}};
+      pending_.push_back('\n');  // a last line without its newline is still a line
+      continue;
+    }
     char buffer[65536];
     const ssize_t n = ::read(from_child_, buffer, sizeof buffer);
     if (n > 0) {
@@ -176,6 +177,7 @@ LineProcess::Read LineProcess::read_line(Clock::time_point deadline) {
     pollfd p{from_child_, POLLIN, 0};
     const int ready = ::poll(&p, 1, poll_timeout(deadline));
     if (ready == 0) return {Status::TimedOut, {}};
+    if (ready < 0 && errno != EINTR) eof_ = true;
   }
 }
 

@@ -9,9 +9,11 @@
 //    back on the writing thread only; the process-wide disposition is left alone). The child
 //    starts with SIGPIPE at its default.
 //  * A line longer than kMaxLine bytes is an error (TooLong) rather than unbounded memory.
-//  * The child leads a process group of its own. The destructor closes the child's input (its
-//    cue to finish), waits up to a second for it to exit, then kills the group (the shell and
-//    whatever it started).
+//  * A last line without its newline before the process exits is still a line.
+//  * The destructor closes the child's input (its cue to finish), waits up to a second for it
+//    to exit, then kills it. (The shell runs a simple command in its own place, so that is the
+//    program; what a compound command started sees its input close.) The child stays in our
+//    process group, so Ctrl-C at the terminal reaches it too.
 //
 // Not thread-safe: one thread speaks to one process.
 #pragma once

@@ -25,7 +25,13 @@ std::string OutsidePlayer::who(Seat s) const { return fmt::format("seat {} (`{}`
 
 LineProcess& OutsidePlayer::process(Seat s) {
   auto& p = processes_[static_cast<std::size_t>(seat_index(s))];
-  if (!p) p = std::make_unique<LineProcess>(command_);
+  if (!p) {
+    try {
+      p = std::make_unique<LineProcess>(command_);
+    } catch (const UserError& e) {
+      throw UserError(fmt::format("seat {}: {}", seat_name(s), e.what()));
+    }
+  }
   return *p;
 }
 
@@ -37,6 +43,8 @@ std::size_t OutsidePlayer::choose(Game& g) {
   game.asked[static_cast<std::size_t>(seat_index(s))] = true;
   const auto where = [&] { return fmt::format("game {}, move {}", game.number, g.history().size() + 1); };
 
+  if (const auto& why = failed_[static_cast<std::size_t>(seat_index(s))]; !why.empty())
+    throw UserError(fmt::format("{}: {} ({})", who(s), why, where()));
   LineProcess& p = process(s);
   const auto deadline = Clock::now() + answer_timeout_;
   const double seconds = static_cast<double>(answer_timeout_.count()) / 1000.0;
@@ -85,9 +93,19 @@ void OutsidePlayer::game_over(const Game& g) {
   games_.erase(it);
   for (Seat s : kSeats) {
     if (!game.asked[static_cast<std::size_t>(seat_index(s))]) continue;
-    // Not answered, so not checked: a program that stopped reading hears of it at its next
-    // request (an evaluation that has ended needs nothing more from it).
-    process(s).write_line(game_over_message(g, s, game.number).dump(), Clock::now() + answer_timeout_);
+    // No answer is expected, so a failure here is not an error yet (an evaluation that has
+    // ended needs nothing more from the program); the seat's next request reports it. A write
+    // cut short may have left part of a line in the pipe: nothing more goes to that process.
+    auto& why = failed_[static_cast<std::size_t>(seat_index(s))];
+    if (!why.empty()) continue;
+    LineProcess& p = process(s);
+    const auto status = p.write_line(game_over_message(g, s, game.number).dump(), Clock::now() + answer_timeout_);
+    if (status == LineProcess::Status::TimedOut)
+      why = fmt::format("did not read the game_over of game {} within {:g} s", game.number,
+                        static_cast<double>(answer_timeout_.count()) / 1000.0);
+    else if (status != LineProcess::Status::Ok)
+      why = fmt::format("stopped reading its input before the game_over of game {}: {}", game.number,
+                        p.exit_description());
   }
 }
 

@@ -9,8 +9,9 @@
 //  * A malformed, illegal or late answer, or a program that exits, is a UserError naming the
 //    seat, the command, the answer's line number (its n-th line of output) and the game and
 //    move; the evaluation stops there (evaluation.h says how many games had finished).
-//  * game_over() sends "game_over" to each of its seats that was asked in that game (not
-//    checked: a program that stopped reading hears of it at its next request).
+//  * game_over() sends "game_over" to each of its seats that was asked in that game. It expects
+//    no answer; a program that does not take it (it exited, or stopped reading until the
+//    timeout) is not written to again, and its seat's next request is the error.
 //  * The destructor closes every process's input and gives it a second to exit before it is
 //    killed.
 #pragma once
@@ -45,6 +46,7 @@ class OutsidePlayer : public Player {
   std::string command_;
   std::chrono::milliseconds answer_timeout_;
   std::array<std::unique_ptr<LineProcess>, 3> processes_;  // by seat, started on first use
+  std::array<std::string, 3> failed_;                      // by seat: why it cannot be asked again
   std::unordered_map<const Game*, InFlight> games_;       // games in flight (Games are reused)
   std::int64_t next_game_ = 0;
 };

@@ -65,7 +65,8 @@ def _batch_size(space: Space, observation: Any) -> tuple[int, bool]:
 def _candidate_batch(candidates: Any, acting_agent: Any, batch: int,
                      single: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """predict's candidates as [B, K, F] float32 padded rows, counts [B] and acting agents [B]:
-    one observation's [K, F] array, or B of them (a list, or a [B, K, F] array)."""
+    one observation's [K, F] array, or B of them (a list; a [B, K, F] array is B sets of K
+    candidates each, every row real)."""
     if acting_agent is None:
         raise ValueError('predict: candidates need acting_agent too (the info\'s "acting_agent")')
     rows = [np.asarray(candidates, dtype=np.float32)] if single else [np.asarray(c, dtype=np.float32) for c in candidates]

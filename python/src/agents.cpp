@@ -181,10 +181,11 @@ class PyAgent {
 
   // dmc agents (DouDizhu): the Q-value of each of the acting seat's legal moves in `g`, in
   // g.legal_moves() order; the same arithmetic as `rlzoo doudizhu q-values`.
-  py::array_t<float> doudizhu_q_values(doudizhu::Game& g) {
+  py::array_t<float> doudizhu_q_values(const doudizhu::Game& game) {
     InUse use(busy_, "this agent");
     auto& nets = dmc_nets("q_values");
-    if (g.over()) throw UserError("q_values: the game is over");
+    if (game.over()) throw UserError("q_values: the game is over");
+    doudizhu::Game g = game;  // a copy made under the GIL: legal_moves() fills a cache
     std::vector<float> q;
     {
       py::gil_scoped_release free;
@@ -199,10 +200,11 @@ class PyAgent {
 
   // dmc agents: the index into g.legal_moves() of the move the agent plays (the greedy one;
   // the only one without asking the networks), as `rlzoo doudizhu eval` plays it.
-  std::size_t doudizhu_choose(doudizhu::Game& g) {
+  std::size_t doudizhu_choose(const doudizhu::Game& game) {
     InUse use(busy_, "this agent");
     dmc_nets("choose");
-    if (g.over()) throw UserError("choose: the game is over");
+    if (game.over()) throw UserError("choose: the game is over");
+    doudizhu::Game g = game;
     py::gil_scoped_release free;
     dmc::DmcPlayer player(dynamic_cast<dmc::DmcAgent&>(*agent_).shared_nets(), "dmc");
     return player.choose(g);

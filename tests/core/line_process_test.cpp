@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 
 #include "core/common/error.h"
 #include "core/platform/line_process.h"
@@ -48,6 +49,7 @@ TEST(LineProcess, AnExitIsReportedWithItsStatus) {
 }
 
 TEST(LineProcess, WritingToAnExitedProcessIsClosedNotSigpipe) {
+  std::signal(SIGPIPE, SIG_DFL);  // as in a program that never touched it: the signal would kill
   LineProcess p("exit 0");
   EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);  // its output closed: it has exited
   ASSERT_EQ(p.exit_description(), "exited with status 0");
@@ -63,6 +65,14 @@ TEST(LineProcess, AProcessThatDoesNotReadTimesOutTheWriter) {
 TEST(LineProcess, AnOverlongLineIsRefused) {
   LineProcess p("head -c 1100000 /dev/zero | tr '\\0' a; echo");
   EXPECT_EQ(p.read_line(in(10s)).status, Status::TooLong);
+}
+
+TEST(LineProcess, ALastLineWithoutItsNewlineIsStillALine) {
+  LineProcess p("printf 'last'");
+  const auto r = p.read_line(in(10s));
+  EXPECT_EQ(r.status, Status::Ok);
+  EXPECT_EQ(r.line, "last");
+  EXPECT_EQ(p.read_line(in(10s)).status, Status::Closed);
 }
 
 TEST(LineProcess, ACommandThatDoesNotExistExitsWithTheShellsStatus) {

@@ -122,15 +122,18 @@ TEST(SeatProtocol, GameOverCarriesTheRecordAndTheSeatsScore) {
 
 TEST(OutsidePlayer, PlaysWholeMatchupsAsTheSameMovesInProcess) {
   const std::string dir = test::make_temp_dir("outside_player");
-  OutsidePlayer landlord(first_move_program(dir + "/landlord.log")), peasants(first_move_program(dir + "/peasants.log"));
-  FirstMovePlayer first;
-  RulePlayer rule;
-  const MatchupOptions o{.deals = 30, .seed = 4, .swap = true, .parallel_games = 8};
-  const auto outside = evaluate_matchup(landlord, rule, o);
-  const auto inside = evaluate_matchup(first, rule, o);
-  EXPECT_EQ(outside.a_scores, inside.a_scores);
-  const auto both = evaluate_matchup(landlord, peasants, o);
-  EXPECT_EQ(both.a_scores, evaluate_matchup(first, first, o).a_scores);
+  {  // the players' destructors close the programs' input and wait for them: the log is whole
+    OutsidePlayer landlord(first_move_program(dir + "/landlord.log"));
+    OutsidePlayer peasants(first_move_program(dir + "/peasants.log"));
+    FirstMovePlayer first;
+    RulePlayer rule;
+    const MatchupOptions o{.deals = 30, .seed = 4, .swap = true, .parallel_games = 8};
+    const auto outside = evaluate_matchup(landlord, rule, o);
+    const auto inside = evaluate_matchup(first, rule, o);
+    EXPECT_EQ(outside.a_scores, inside.a_scores);
+    const auto both = evaluate_matchup(landlord, peasants, o);
+    EXPECT_EQ(both.a_scores, evaluate_matchup(first, first, o).a_scores);
+  }
 
   // The `landlord` program took part in 120 games (two matchups, both roles in each), each
   // ended by one game_over per seat asked, replaying to the finish it reports.
@@ -160,9 +163,11 @@ TEST(OutsidePlayer, PlaysWholeMatchupsAsTheSameMovesInProcess) {
 
 TEST(OutsidePlayer, PeasantSeatsRunAProcessEach) {
   const std::string dir = test::make_temp_dir("outside_seats");
-  OutsidePlayer peasants(first_move_program(dir + "/log"));
-  RandomPlayer random(1);
-  evaluate_matchup(random, peasants, {.deals = 5, .seed = 2});
+  {
+    OutsidePlayer peasants(first_move_program(dir + "/log"));
+    RandomPlayer random(1);
+    evaluate_matchup(random, peasants, {.deals = 5, .seed = 2});
+  }
   // Both processes append to the one log (each is asked only for its own seat).
   std::ifstream log(dir + "/log");
   std::set<std::string> seats;
@@ -224,6 +229,20 @@ TEST(OutsidePlayer, AProgramThatExitsIsReportedWithItsStatus) {
       << e;
   const std::string missing = landlord_error("/nonexistent/bot");
   EXPECT_NE(missing.find("exited with status 127"), std::string::npos) << missing;
+}
+
+TEST(OutsidePlayer, AProgramThatQuitsAfterAGameIsReportedAtItsNextRequest) {
+  // It plays game 0 to the end and exits on its game_over: the game_over write or the next
+  // request finds it gone, and game 1's first request is the error either way.
+  const std::string e = landlord_error(
+      "while IFS= read -r line; do case \"$line\" in *game_over*) exit 0;; *) echo '{\"index\": 0}';; esac; done");
+  EXPECT_NE(e.find("seat landlord (`while"), std::string::npos) << e;
+  EXPECT_TRUE(e.find("stopped reading its input") != std::string::npos ||  // which one depends on
+              e.find("closed its output before answer line") != std::string::npos)  // when it exits
+      << e;
+  EXPECT_NE(e.find("exited with status 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("game 1, move 1)"), std::string::npos) << e;
+  EXPECT_NE(e.find("after 1 of 10 games"), std::string::npos) << e;
 }
 
 TEST(OutsidePlayer, RefusesAnEmptyCommandOrTimeout) {
