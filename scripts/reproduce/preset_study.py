@@ -34,7 +34,11 @@ class Task:
 class Reference:
     label: str             # column header, e.g. "rl-baselines3-zoo (1 run, eval)"
     source: str            # citation: where the numbers are published and how they were measured
-    values: dict = field(default_factory=dict)   # env id (or preset name, which wins) -> "mean ± std"
+    values: dict = field(default_factory=dict)   # env id -> "mean ± std" (preset name with by_preset)
+    by_preset: bool = False  # values are keyed by preset name (measured per preset file, not per env)
+
+    def value_for(self, preset, env):
+        return self.values.get(preset if self.by_preset else env)
 
 
 @dataclass
@@ -139,7 +143,7 @@ def report(study, args, wall=None):
         secs = [r.get("train_seconds", r.get("seconds_this_session", 0.0)) for r in rs]
         rows.append([task.preset, _cell([r["eval_mean"] for r in rs]), _cell(trains) if trains else "—", len(rs),
                      f"{rs[0]['steps']:,}", f"{sum(secs) / len(secs) / 60:.1f}"]
-                    + [r.values.get(task.preset, r.values.get(env, "—")) for r in study.references])
+                    + [r.value_for(task.preset, env) or "—" for r in study.references])
         for r in rs:
             seed_rows.append([task.preset, r["seed"], r["steps"], r["eval_mean"], r["eval_std"],
                               r.get("train_return_last100"), r.get("train_seconds", r.get("seconds_this_session"))])
@@ -183,9 +187,8 @@ def report(study, args, wall=None):
         panels[task.preset] = {"rlzoo": (mean, ci, len(curves))}
         xs[task.preset] = grid
         env = study.env_of(task)
-        refs[task.preset] = {r.label.split(" (")[0]: float(r.values.get(task.preset, r.values.get(env))
-                                                            .split("±")[0].replace("−", "-"))
-                             for r in study.references if task.preset in r.values or env in r.values}
+        refs[task.preset] = {r.label.split(" (")[0]: float(r.value_for(task.preset, env).split("±")[0].replace("−", "-"))
+                             for r in study.references if r.value_for(task.preset, env)}
     plot(out / f"{study.name}.png", panels, x=xs, xlabel="env steps", ylabel="training return (last 100 episodes)",
          refs=refs)
     print(f"[{study.name}] report: {out / study.name}.md", flush=True)

@@ -24,4 +24,5 @@ def sb3_reference(algo, presets, runs=SB3_RUNS):
                      "measured on this machine by `scripts/reproduce/sb3_side_by_side` "
                      f"({'; '.join(sorted(versions)) or 'no runs yet'}): Stable-Baselines3 trained with the same "
                      "preset file, one thread, final eval 10 deterministic episodes per seed; ± is the std over "
-                     "seeds. Per-seed values: runs/reproduce/sb3_side_by_side/sb3_side_by_side.md.", values)
+                     "seeds. Per-seed values: runs/reproduce/sb3_side_by_side/sb3_side_by_side.md.", values,
+                     by_preset=True)
