@@ -1,5 +1,6 @@
 // `rlzoo doudizhu ...`: evaluate DouDizhu agents head to head, play against them, import
 // DouZero's models, and the JSON-lines tools (legal-moves, q-values) for comparing with DouZero.
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -21,8 +22,9 @@
 
 namespace rlzoo::cli {
 
-void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed,
-                       std::chrono::milliseconds answer_timeout, std::istream& in, std::ostream& out);
+void run_doudizhu_play(const std::string& ai, const std::string& seat, const std::array<std::string, 3>& seat_agents,
+                       std::uint64_t seed, std::chrono::milliseconds answer_timeout, std::istream& in,
+                       std::ostream& out);
 
 namespace {
 
@@ -143,6 +145,7 @@ void add_doudizhu_commands(CLI::App& app) {
 
   struct PlayOpts {
     std::string ai = "rule", seat = "landlord";
+    std::array<std::string, 3> seat_agents;  // by seat: an agent of its own instead of --ai
     std::uint64_t seed = 0;
     double answer_timeout = 30;
   };
@@ -150,11 +153,17 @@ void add_doudizhu_commands(CLI::App& app) {
   auto* play = dz->add_subcommand("play", "Play one seat in the terminal against two AI seats");
   play->add_option("--ai", po->ai, "the other seats' agent: " + agents);
   play->add_option("--seat", po->seat, "your seat: landlord, landlord_down or landlord_up");
+  const std::array<std::string, 3> seat_options = {"--landlord", "--landlord-down", "--landlord-up"};  // kSeats order
+  for (Seat s : kSeats) {
+    const auto i = static_cast<std::size_t>(seat_index(s));
+    play->add_option(seat_options[i], po->seat_agents[i], fmt::format("the {} seat's agent instead of --ai", seat_name(s)));
+  }
   play->add_option("--seed", po->seed, "seed of the deals");
   play->add_option("--answer-timeout", po->answer_timeout, "seconds an outside program may take per answer")
       ->check(CLI::Range(1e-3, 1e6));
   play->callback([po] {
-    run_doudizhu_play(po->ai, po->seat, po->seed, timeout_ms(po->answer_timeout), std::cin, std::cout);
+    run_doudizhu_play(po->ai, po->seat, po->seat_agents, po->seed, timeout_ms(po->answer_timeout), std::cin,
+                      std::cout);
   });
 
   auto imp = std::make_shared<std::array<std::string, 2>>();

@@ -1,7 +1,9 @@
 // `rlzoo doudizhu play`: a person plays one seat in the terminal against two AI seats.
 // Input is read line by line; anything malformed or illegal is explained and asked again.
+#include <array>
 #include <cctype>
 #include <chrono>
+#include <memory>
 #include <iostream>
 #include <string>
 
@@ -66,17 +68,33 @@ bool human_turn(Game& g, Seat you, std::istream& in, std::ostream& out) {
 
 }  // namespace
 
-void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint64_t seed,
-                       std::chrono::milliseconds answer_timeout, std::istream& in, std::ostream& out) {
+void run_doudizhu_play(const std::string& ai, const std::string& seat, const std::array<std::string, 3>& seat_agents,
+                       std::uint64_t seed, std::chrono::milliseconds answer_timeout, std::istream& in,
+                       std::ostream& out) {
   const Seat you = seat_from_name(seat);
-  auto opponent = make_doudizhu_player(ai, seed + 1, answer_timeout);
+  if (!seat_agents[static_cast<std::size_t>(seat_index(you))].empty())
+    throw UserError(fmt::format("an agent was named for {}, your own seat (--seat {})", seat_name(you),
+                                seat_name(you)));
+  // The other seats share one player made from --ai (so a seeded game plays as it always has),
+  // unless a seat names its own agent.
+  auto shared = make_doudizhu_player(ai, seed + 1, answer_timeout);
+  std::array<std::unique_ptr<Player>, 3> own;
+  std::array<Player*, 3> player{};
+  std::string against;
+  for (Seat s : kSeats) {
+    if (s == you) continue;
+    const auto i = static_cast<std::size_t>(seat_index(s));
+    if (!seat_agents[i].empty()) own[i] = make_doudizhu_player(seat_agents[i], seed + 2 + i, answer_timeout);
+    player[i] = own[i] ? own[i].get() : shared.get();
+    against += fmt::format("{}{} as {}", against.empty() ? "" : " and ", player[i]->name(), seat_name(s));
+  }
   Rng rng(seed);
   double total = 0;
   out << kHelp << "\n";
   for (int deal = 1;; ++deal) {
     Game g(Deal::random(rng));
-    out << fmt::format("\n=== Deal {}: you are {} against {} ({}). Landlord's extra cards: {} ===\n", deal,
-                       seat_name(you), opponent->name(), ai, format_cards(g.deal().three_landlord_cards));
+    out << fmt::format("\n=== Deal {}: you are {} against {}. Landlord's extra cards: {} ===\n", deal,
+                       seat_name(you), against, format_cards(g.deal().three_landlord_cards));
     while (!g.over()) {
       const Seat s = g.acting();
       if (s == you) {
@@ -87,11 +105,13 @@ void run_doudizhu_play(const std::string& ai, const std::string& seat, std::uint
         continue;
       }
       const auto& legal = g.legal_moves();
-      const CardCounts move = legal[legal.size() == 1 ? 0 : opponent->choose(g)];
+      const CardCounts move = legal[legal.size() == 1 ? 0 : player[static_cast<std::size_t>(seat_index(s))]->choose(g)];
       g.play(move);
       out << fmt::format("  {} ({} left): {}\n", seat_name(s), g.hand(s).size(), format_cards(move));
     }
-    opponent->game_over(g);
+    shared->game_over(g);
+    for (const auto& p : own)
+      if (p) p->game_over(g);
     const double score = g.score(you);
     total += score;
     out << fmt::format("\n{} wins. Bombs played: {}. Your score: {:+g} (total {:+g}).\n",

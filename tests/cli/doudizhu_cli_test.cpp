@@ -207,5 +207,28 @@ TEST(DouDizhuCli, EvalSeatsOutsidePrograms) {
   EXPECT_NE(late.err.find("seat landlord (`cat > /dev/null`): no answer within 0.2 s"), std::string::npos) << late.err;
 }
 
+TEST(DouDizhuCli, PlaySeatsAnOutsideProgramBesideAnotherAgent) {
+  SKIP_WITHOUT_DOUDIZHU();
+  // You hold landlord_down; the landlord is the rule player (--ai) and landlord_up a shell
+  // program that always plays its first legal move and logs what it is asked.
+  const std::string log = test::make_temp_dir("play_outside") + "/up.log";
+  const std::string first = "'exec:while read -r l; do printf \"%s\\n\" \"$l\" >> " + log +
+                            "; case \"$l\" in *\\\"move\\\"*) echo {\\\"index\\\":0};; esac; done'";
+  std::string input;
+  for (int i = 0; i < 60; ++i) input += "pass\n";  // passes where it may; the rest are explained and asked again
+  input += "quit\n";
+  const auto r = test::run_command(cli() + " doudizhu play --seat landlord_down --seed 3 --landlord-up " + first, input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("against rule as landlord and outside program"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("landlord_up ("), std::string::npos) << r.out;  // it moved
+  std::set<std::string> seats;
+  for (const auto& line : lines_of(test::read_file_or_empty(log))) seats.insert(line["seat"].get<std::string>());
+  EXPECT_EQ(seats, std::set<std::string>{"landlord_up"});
+  // Your own seat cannot be given an agent.
+  const auto own = test::run_command(cli() + " doudizhu play --seat landlord --landlord rule", "");
+  EXPECT_EQ(own.status, 2);
+  EXPECT_NE(own.err.find("your own seat"), std::string::npos) << own.err;
+}
+
 }  // namespace
 }  // namespace rlzoo
