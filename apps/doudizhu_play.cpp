@@ -3,8 +3,8 @@
 #include <array>
 #include <cctype>
 #include <chrono>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <fmt/format.h>
@@ -80,21 +80,21 @@ void run_doudizhu_play(const std::string& ai, const std::string& seat, const std
   auto shared = make_doudizhu_player(ai, seed + 1, answer_timeout);
   std::array<std::unique_ptr<Player>, 3> own;
   std::array<Player*, 3> player{};
-  std::string against;
+  std::string others;
   for (Seat s : kSeats) {
     if (s == you) continue;
     const auto i = static_cast<std::size_t>(seat_index(s));
     if (!seat_agents[i].empty()) own[i] = make_doudizhu_player(seat_agents[i], seed + 2 + i, answer_timeout);
     player[i] = own[i] ? own[i].get() : shared.get();
-    against += fmt::format("{}{} as {}", against.empty() ? "" : " and ", player[i]->name(), seat_name(s));
+    others += fmt::format("; {}: {}", seat_name(s), player[i]->name());
   }
   Rng rng(seed);
   double total = 0;
   out << kHelp << "\n";
   for (int deal = 1;; ++deal) {
     Game g(Deal::random(rng));
-    out << fmt::format("\n=== Deal {}: you are {} against {}. Landlord's extra cards: {} ===\n", deal,
-                       seat_name(you), against, format_cards(g.deal().three_landlord_cards));
+    out << fmt::format("\n=== Deal {}: you are {}{}. Landlord's extra cards: {} ===\n", deal, seat_name(you), others,
+                       format_cards(g.deal().three_landlord_cards));
     while (!g.over()) {
       const Seat s = g.acting();
       if (s == you) {
