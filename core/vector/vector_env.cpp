@@ -50,8 +50,16 @@ void VectorEnv::reset_range(std::int64_t begin, std::int64_t end, std::optional<
     rewards_[k] = 0.0;
     terminated_[k] = truncated_[k] = 0;
     reset_next_[k] = 0;
-    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
+    write_mask_row(k);
   }
+}
+
+void VectorEnv::write_mask_row(std::size_t k) {
+  if (!mask_size_) return;
+  // A row that resets on the next step takes any action (it is ignored): all legal, so that
+  // masked sampling never meets an all-illegal row.
+  if (reset_next_[k]) std::memset(masks_.data() + k * mask_size_, 1, mask_size_);
+  else std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
 }
 
 void VectorEnv::set_autoreset_mode(AutoresetMode mode) {
@@ -170,12 +178,7 @@ void VectorEnv::step_envs_next_step(std::int64_t begin, std::int64_t end, ConstB
     } catch (...) {
       rethrow_naming_index(k);
     }
-    // A row that resets on the next step takes any action (it is ignored): all legal, so
-    // that masked sampling never meets an all-illegal row.
-    if (mask_size_) {
-      if (reset_next_[k]) std::memset(masks_.data() + k * mask_size_, 1, mask_size_);
-      else std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
-    }
+    write_mask_row(k);
   }
 }
 
@@ -226,14 +229,10 @@ void VectorEnv::load_state(const nlohmann::json& state) {
                                   "pending; set that mode before loading it",
                                   spec().id));
   }
-  for (std::size_t k = 0; k < envs_.size(); ++k) {
+  for (std::size_t k = 0; k < envs_.size(); ++k)
     envs_[k]->load_state(envs[k], Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
-    if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
-  }
   reset_next_ = std::move(pending);
-  if (mask_size_)  // a row that resets on the next step takes any action (it is ignored)
-    for (std::size_t k = 0; k < envs_.size(); ++k)
-      if (reset_next_[k]) std::memset(masks_.data() + k * mask_size_, 1, mask_size_);
+  for (std::size_t k = 0; k < envs_.size(); ++k) write_mask_row(k);
 }
 
 SyncVectorEnv::SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs) : VectorEnv(std::move(envs)) {}

@@ -96,6 +96,9 @@ class VectorEnv {
   template <bool kEnvChecksObservation>
   void step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions);
   void step_envs_next_step(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  // Row k of the action masks from env k (all 1 while its next-step reset is pending). The
+  // same-step loop copies its rows itself (no reset is pending there).
+  void write_mask_row(std::size_t k);
   // Throws the EnvError of the first row in [begin, end) whose observation is not finite.
   [[noreturn, gnu::cold]] void report_non_finite_row(std::int64_t begin, std::int64_t end) const;
   // Inside a catch block: rethrows an EnvError/EnvFailure with the vector index k appended.

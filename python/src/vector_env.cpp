@@ -6,7 +6,8 @@
 // (Gymnasium 1.x's default) where asked: the row keeps the final observation and the env is
 // reset on the next step, its action ignored. With episode_info, info["episode"] (and, same-
 // step, info["final_info"]["episode"]) carry {r, l} with their masks. The env's named scalars
-// (MuJoCo's x_velocity, ...) come every step as [N] float64 arrays with all-True masks.
+// (MuJoCo's x_velocity, ...) come every step as [N] float64 arrays, each with its "_key" mask
+// (False for an env that holds no value yet: one just reset).
 //
 // copy=False returns read-only numpy arrays over two buffers that alternate from step to step
 // (one memcpy of the batch, no allocation) for the observations, rewards and flags: what a step
