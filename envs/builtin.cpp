@@ -9,6 +9,9 @@
 #ifdef RLZOO_WITH_MUJOCO
 #include "envs/mujoco/register.h"
 #endif
+#ifdef RLZOO_WITH_BOX2D
+#include "envs/box2d/register.h"
+#endif
 
 namespace rlzoo {
 
@@ -21,6 +24,9 @@ void register_builtin_envs() {
     register_secbad_grid();
 #ifdef RLZOO_WITH_MUJOCO
     register_mujoco_envs();
+#endif
+#ifdef RLZOO_WITH_BOX2D
+    register_box2d_envs();
 #endif
   });
 }

@@ -41,10 +41,16 @@ PgAgent::PgAgent(const AgentSetup& setup, Estimator estimator)
       baseline_(cfg_.baseline == "none" ? Baseline::None : Baseline::Average),
       seeds_(derive_seed(static_cast<std::uint64_t>(setup.preset.seed), 0x9e)) {
   torch::manual_seed(static_cast<std::uint64_t>(setup.preset.seed));
-  policy_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
-  previous_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
-  snapshot_ = PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy);
-  optimizer_ = std::make_unique<torch::optim::Adam>(policy_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+  if (cfg_.fixed_std && !spec_.action_space.is_box())
+    setup.ctx.child("hyperparams.fixed_std")
+        .fail(setup.preset.hyperparams["fixed_std"],
+              "applies to Gaussian policies (Box actions); " + spec_.id + "'s actions are " + spec_.action_space.describe());
+  policy_ = make_policy();
+  previous_ = make_policy();
+  snapshot_ = make_policy();
+  optimizer_ = std::make_unique<torch::optim::Adam>(
+      policy_->parameters(),
+      torch::optim::AdamOptions(cfg_.learning_rate).betas({cfg_.adam_beta1, cfg_.adam_beta2}));
   // On actor threads each iteration's trajectories are split over the actors: the runtime's
   // per-actor env slices, shared inference server and trajectory queue do not apply.
   const RuntimeConfig& rt = setup.preset.runtime;
@@ -61,6 +67,10 @@ PgAgent::PgAgent(const AgentSetup& setup, Estimator estimator)
   if (horizon() <= 0)
     setup.ctx.child("hyperparams.horizon")
         .fail(setup.preset.hyperparams["horizon"], "the env has no time limit: set a horizon > 0");
+}
+
+PgPolicy PgAgent::make_policy() const {
+  return PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy, cfg_.fixed_std);
 }
 
 std::string PgAgent::algorithm() const { return estimator_name(estimator_); }
@@ -105,8 +115,7 @@ TrajectoryBatch PgAgent::sample(std::int64_t n) {
   std::vector<std::uint64_t> resets(static_cast<std::size_t>(n));
   for (auto& s : resets) s = seeds_.next_u64();
   while (replicas_.size() < actors) {
-    replicas_.push_back(keeping_torch_rng(
-        [&] { return PgPolicy(spec_.observation_space, spec_.action_space, cfg_.policy); }));
+    replicas_.push_back(keeping_torch_rng([&] { return make_policy(); }));
     actor_envs_.emplace_back();
   }
   const ParameterSnapshot weights = snapshot_module(*policy_);

@@ -59,6 +59,7 @@ class PgAgent : public Agent {
 
  private:
   std::int64_t horizon() const;
+  PgPolicy make_policy() const;
   // An iteration's n trajectories: inline, or with sampling_actors_ > 0 split over that many
   // actor threads, each with a replica of the current policy and its share of the reset seeds
   // (drawn here in the inline order).

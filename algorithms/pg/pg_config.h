@@ -21,10 +21,13 @@ struct PgConfig {
   std::int64_t batch_size = 10;
   std::int64_t initial_batch = 100;
   std::int64_t epoch_length = 10;
+  double adam_beta1 = 0.9;
+  double adam_beta2 = 0.999;
   double alpha = 0.9;
   double iw_clip = 0.0;
   std::string baseline = "average";
   std::int64_t max_trajectories = 0;
+  bool fixed_std = false;
   PolicyConfig policy = [] {
     PolicyConfig p;
     p.hidden = {64};
@@ -41,6 +44,8 @@ struct PgConfig {
     f("lr_decay", &PgConfig::lr_decay, "learning rate multiplied by this every lr_decay_every iterations",
       Bound{0.0, 1.0, true, false});
     f("lr_decay_every", &PgConfig::lr_decay_every, "iterations between learning-rate decays", Bound::at_least(1));
+    f("adam_beta1", &PgConfig::adam_beta1, "Adam's first-moment decay", Bound{0.0, 1.0, true, false});
+    f("adam_beta2", &PgConfig::adam_beta2, "Adam's second-moment decay", Bound{0.0, 1.0, true, false});
     f("batch_size", &PgConfig::batch_size, "B: trajectories per iteration", Bound::at_least(1));
     f("initial_batch", &PgConfig::initial_batch,
       "S0 (STORM-PG's first batch) / N (the snapshot batch of SVRPG and SRVR-PG); unused by GPOMDP",
@@ -54,6 +59,9 @@ struct PgConfig {
       OneOf{{"average", "none"}});
     f("max_trajectories", &PgConfig::max_trajectories,
       "stop after this many trajectories (0: only n_timesteps counts)", Bound::at_least(0));
+    f("fixed_std", &PgConfig::fixed_std,
+      "Box actions: the Gaussian's standard deviation stays exp(policy.log_std_init), not learned (rllab's "
+      "learn_std=False)");
     f("policy", &PgConfig::policy, "the policy network");
     f.check("policy", [](const PgConfig& c) -> std::optional<std::string> {
       if (c.policy.recurrent.enabled())

@@ -5,7 +5,7 @@
 
 namespace rlzoo::pg {
 
-PgPolicyImpl::PgPolicyImpl(const Space& obs, const Space& act, const PolicyConfig& config)
+PgPolicyImpl::PgPolicyImpl(const Space& obs, const Space& act, const PolicyConfig& config, bool fixed_std)
     : continuous_(act.is_box()) {
   if (!obs.is_box() || obs.shape().size() != 1)
     throw UserError("the policy-gradient family needs a flat Box observation space, not " + obs.describe());
@@ -17,8 +17,10 @@ PgPolicyImpl::PgPolicyImpl(const Space& obs, const Space& act, const PolicyConfi
     orthogonal_init(*trunk_, std::sqrt(2.0));
     orthogonal_init(*head_, 0.01);
   }
-  if (continuous_)
-    log_std_ = register_parameter("log_std", torch::full({act.numel()}, config.log_std_init, torch::kFloat32));
+  if (continuous_) {
+    auto log_std = torch::full({act.numel()}, config.log_std_init, torch::kFloat32);
+    log_std_ = fixed_std ? register_buffer("log_std", log_std) : register_parameter("log_std", log_std);
+  }
 }
 
 torch::Tensor PgPolicyImpl::log_prob(const torch::Tensor& obs, const torch::Tensor& actions) {

@@ -1,7 +1,8 @@
 // The policies of the policy-gradient family (GPOMDP, SVRPG, SRVR-PG, STORM-PG): an MLP (one
 // hidden layer of 64 tanh units by default, as in the STORM-PG paper) giving softmax logits for
-// a Discrete action space, or the mean of a Gaussian with a state-independent, learned log
-// standard deviation for a Box action space. Observations are float32 vectors.
+// a Discrete action space, or the mean of a Gaussian with a state-independent log standard
+// deviation for a Box action space: learned, or fixed (a buffer, not a parameter, so that the
+// estimators and Adam see only the mean's weights). Observations are float32 vectors.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -15,7 +16,8 @@ namespace rlzoo::pg {
 
 class PgPolicyImpl : public torch::nn::Module {
  public:
-  PgPolicyImpl(const Space& observation_space, const Space& action_space, const PolicyConfig& config);
+  PgPolicyImpl(const Space& observation_space, const Space& action_space, const PolicyConfig& config,
+               bool fixed_std = false);
 
   bool continuous() const { return continuous_; }
   // log pi(a | s) for obs [N, d] and actions ([N] int64 or [N, k] float32) -> [N] float32.

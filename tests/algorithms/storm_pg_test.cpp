@@ -184,6 +184,42 @@ TEST(StormPg, TrajectoryBudgetAndErrors) {
             std::string::npos);
 }
 
+// rllab's GaussianMLPPolicy(learn_std=False) and the SRVR-PG repository's Adam betas: a fixed
+// standard deviation is no parameter (the estimate and Adam see the mean's weights only) and
+// stays at its initial value; fixed_std on Discrete actions is refused at its key.
+TEST(StormPg, FixedStandardDeviationAndAdamBetas) {
+  register_builtin_envs();
+  register_builtin_algorithms();
+  auto make = [](const std::string& fixed, const std::string& beta2) {
+    auto a = make_agent("storm_pg", "MountainCarContinuous-v0",
+                        {"seed=2", "hyperparams.batch_size=3", "hyperparams.initial_batch=3", "hyperparams.horizon=20",
+                         "hyperparams.policy.log_std_init=-0.5", "hyperparams.adam_beta2=" + beta2,
+                         "hyperparams.fixed_std=" + fixed, "log_every=1000000"});
+    a->set_progress_bar(false);
+    for (int i = 0; i < 3; ++i) dynamic_cast<PgAgent&>(*a).iterate();  // one agent at a time: one generator
+    return a;
+  };
+  auto fixed = make("true", "0.9"), learned = make("false", "0.9"), other_beta = make("true", "0.999");
+  auto& f = dynamic_cast<PgAgent&>(*fixed);
+  auto& l = dynamic_cast<PgAgent&>(*learned);
+  EXPECT_EQ(f.policy().parameters().size() + 1, l.policy().parameters().size());
+  // Same seed and samples for the first batch; Adam's second moment differs from the second step on.
+  EXPECT_FALSE(torch::equal(flat_parameters(f.policy()), flat_parameters(dynamic_cast<PgAgent&>(*other_beta).policy())));
+  EXPECT_EQ(f.estimate().numel() + 1, l.estimate().numel());
+  const auto log_std = [](PgPolicyImpl& p) {
+    for (const auto& b : p.named_buffers())
+      if (b.key() == "log_std") return b.value().item<float>();
+    for (const auto& b : p.named_parameters())
+      if (b.key() == "log_std") return b.value().item<float>();
+    return 0.0f;
+  };
+  EXPECT_EQ(log_std(f.policy()), -0.5f);
+  EXPECT_NE(log_std(l.policy()), -0.5f);
+  const auto error = test::error_of([] { make_agent("gpomdp", "CartPole-v1", {"hyperparams.fixed_std=true"}); });
+  EXPECT_NE(error.find("hyperparams.fixed_std"), std::string::npos) << error;
+  EXPECT_NE(error.find("Box actions"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace rlzoo::pg
 
