@@ -44,8 +44,8 @@ struct PgConfig {
     f("lr_decay", &PgConfig::lr_decay, "learning rate multiplied by this every lr_decay_every iterations",
       Bound{0.0, 1.0, true, false});
     f("lr_decay_every", &PgConfig::lr_decay_every, "iterations between learning-rate decays", Bound::at_least(1));
-    f("adam_beta1", &PgConfig::adam_beta1, "Adam's first-moment decay", Bound{0.0, 1.0, true, false});
-    f("adam_beta2", &PgConfig::adam_beta2, "Adam's second-moment decay", Bound{0.0, 1.0, true, false});
+    f("adam_beta1", &PgConfig::adam_beta1, "Adam's first-moment decay", Bound{0.0, 1.0, false, true});
+    f("adam_beta2", &PgConfig::adam_beta2, "Adam's second-moment decay", Bound{0.0, 1.0, false, true});
     f("batch_size", &PgConfig::batch_size, "B: trajectories per iteration", Bound::at_least(1));
     f("initial_batch", &PgConfig::initial_batch,
       "S0 (STORM-PG's first batch) / N (the snapshot batch of SVRPG and SRVR-PG); unused by GPOMDP",

@@ -13,7 +13,8 @@ namespace rlzoo {
 namespace {
 
 // The model (rllab models/cartpole.xml.mako) and the world's settings (rllab's XML parser's
-// defaults: pybox2d's gravity, 8/3 solver iterations, warm starting, no sleeping).
+// defaults: pybox2d's gravity, 8/3 solver iterations, warm starting; sleeping allowed, as
+// rllab's world had it: it asks pybox2d for none with a keyword pybox2d ignores).
 constexpr double kCartWidth = 4.0 / 3.4641016151377544;  // 4 / sqrt(12)
 constexpr double kCartHeight = 3.0 / 3.4641016151377544;
 constexpr double kPoleWidth = 0.1;
@@ -63,7 +64,7 @@ CartPoleRllabEnv::~CartPoleRllabEnv() = default;
 
 void CartPoleRllabEnv::build_world(const std::array<double, 4>& start, Pivot pivot) {
   world_ = std::make_unique<b2World>(b2Vec2(0.0f, -10.0f));
-  world_->SetAllowSleeping(false);
+  world_->SetAllowSleeping(true);
   world_->SetWarmStarting(true);
   world_->SetContinuousPhysics(true);
   world_->SetSubStepping(false);

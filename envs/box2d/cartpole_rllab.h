@@ -4,7 +4,9 @@
 // pybox2d 2.3), with the model's bodies, joints and solver settings:
 //
 //   World        gravity (0, -10), time step 0.05 s, 8 velocity and 3 position iterations,
-//                warm starting on, no sleeping.
+//                warm starting on, sleeping allowed (as in rllab, whose allow_sleeping=False
+//                pybox2d ignores; bodies sleep only after 0.5 s almost still, and the force
+//                applied at every step wakes them).
 //   Bodies       cart: a 4/sqrt(12) x 3/sqrt(12) box at density 1 (mass 1.0), friction 0.0005;
 //                pole: a 0.1 x 1.0 box at density 1 (mass 0.1) hanging up from its pivot,
 //                friction 2e-6; a static track. A revolute joint at the cart's top centre holds

@@ -201,6 +201,16 @@ class Env(_EnvBase):
         """Sets the internal state and returns the matching observation."""
         return self._core.set_state(np.asarray(state, dtype=np.float64))
 
+    def save_state(self) -> str:
+        """The complete mid-episode state as JSON text: the RNG, the step counter, the episode's
+        return and the env's own state, so that ``load_state`` (here or in another env of the
+        same id) continues exactly. Envs that cannot save raise ValueError."""
+        return self._core.save_state()
+
+    def load_state(self, state: str) -> Any:
+        """Restores a state from ``save_state`` and returns the matching observation."""
+        return self._core.load_state(state)
+
     def _check_open(self) -> None:
         if self._closed:
             raise ValueError(f"{self.rlzoo_spec.id}: the env is closed")

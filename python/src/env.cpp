@@ -1,6 +1,7 @@
 // One env with Gymnasium's calls: reset(seed) -> (obs, info), step(action) -> (obs, reward,
 // terminated, truncated, info). rlzoo/env.py wraps it in the Python-facing Env class.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -122,6 +123,21 @@ class PyEnv {
     return observation();
   }
 
+  // The complete mid-episode state (Env::save_state) as JSON text, and back.
+  std::string save_state() const { return env_->save_state().dump(); }
+
+  py::object load_state(const std::string& text) {
+    InUse use(busy_, "this env");
+    nlohmann::json state;
+    try {
+      state = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(fmt::format("{}: load_state: not JSON: {}", env_->id(), e.what()));
+    }
+    env_->load_state(state, obs_);
+    return observation();
+  }
+
   Env& env() { return *env_; }
 
  private:
@@ -158,6 +174,9 @@ void bind_env(py::module_& m) {
                              "The simulated seconds one step covers (MuJoCo), else None")
       .def("get_state", &PyEnv::get_state, "The internal float64 state (classic control)")
       .def("set_state", &PyEnv::set_state, py::arg("state"), "Sets the internal state; returns the observation")
+      .def("save_state", &PyEnv::save_state, "The complete mid-episode state (RNG, counters, the env's own) as JSON text")
+      .def("load_state", &PyEnv::load_state, py::arg("state"),
+           "Restores a state from save_state() (any env of the same id); returns the observation")
       .def("doudizhu_game", [](PyEnv& e) { return doudizhu_game_of(e.env()); },
            "A copy of the DouDizhu game (DouDizhu-v0), else None");
 

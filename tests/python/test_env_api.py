@@ -149,6 +149,30 @@ class ResetAndStep(unittest.TestCase):
         env.step(0)
         self.assertEqual(env.get_state().tolist(), expected.tolist())
 
+    def test_save_and_load_state_continue_exactly_in_another_env(self):
+        for env_id, action in (("CartPole-v1", lambda t: t % 2), ("Pendulum-v1", lambda t: [np.sin(t)]),
+                               ("GridWorld-FourRooms-v0", lambda t: t % 4)):
+            a, b = rlzoo.make(env_id), rlzoo.make(env_id)
+            a.reset(seed=5)
+            for t in range(3):
+                obs = a.step(action(t))[0]
+            saved = a.save_state()
+            self.assertIsInstance(saved, str)
+            np.testing.assert_array_equal(b.load_state(saved), obs)
+            self.assertEqual(b.elapsed_steps, a.elapsed_steps)
+            for t in range(3, 40):
+                ra, rb = a.step(action(t)), b.step(action(t))
+                np.testing.assert_array_equal(ra[0], rb[0])
+                self.assertEqual(ra[1:4], rb[1:4], f"{env_id} step {t}")
+                if ra[2] or ra[3]:
+                    break
+        with self.assertRaises(rlzoo.UserError) as caught:
+            rlzoo.make("CartPole-v1").load_state("{not json")
+        self.assertIn("load_state: not JSON", str(caught.exception))
+        with self.assertRaises(rlzoo.UserError) as caught:
+            rlzoo.make("Acrobot-v1").load_state(saved)
+        self.assertIn("not Acrobot-v1", str(caught.exception))
+
     def test_episode_statistics_when_asked_and_stepping_after_the_end(self):
         env = rlzoo.make("CartPole-v1", episode_info=True)
         env.reset(seed=0)
