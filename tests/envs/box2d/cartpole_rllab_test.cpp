@@ -86,7 +86,7 @@ TEST(CartPoleRllab, UprightAtRestStaysAtRest) {
   Harness h;
   h.start({0, 0, 0, 0});
   // Upright is an unstable equilibrium; float rounding of the pole's centre (~1e-11 rad of
-  // torque arm) grows about e-fold every 0.2 s, so it holds to 1e-6 for the first second only.
+  // torque arm) grows about e-fold every 0.25 s, so it holds to 1e-6 for the first second only.
   for (int t = 0; t < 20; ++t) {
     const StepResult r = h.step(0.0f);
     for (int k = 0; k < 4; ++k) ASSERT_NEAR(h.obs()[k], 0.0, 1e-6) << "step " << t << " component " << k;
