@@ -254,6 +254,13 @@ nlohmann::json Env::save_state() const {
 }
 
 void Env::load_state(const nlohmann::json& state, Bytes obs) {
+  // The env's own part may read the counters (they are set first), but a state that fails to
+  // load leaves the env as it was: an env that had no episode still refuses step().
+  const std::string rng = rng_.state();
+  const std::int64_t elapsed = elapsed_;
+  const bool needs_reset = needs_reset_;
+  const double episode_return = episode_return_;
+  const Info info = info_;
   try {
     if (state.at("env").get<std::string>() != spec_.id)
       throw UserError(fmt::format("saved env state is for {}, not {}", state.at("env").get<std::string>(), spec_.id));
@@ -264,8 +271,17 @@ void Env::load_state(const nlohmann::json& state, Bytes obs) {
     info_ = Info{};
     info_.acting_agent = state.at("acting_agent").get<int>();
     do_load_state(state.at("own"), obs);
-  } catch (const nlohmann::json::exception& e) {
-    throw UserError(fmt::format("env {}: malformed saved state: {}", spec_.id, e.what()));
+  } catch (...) {
+    rng_.set_state(rng);
+    elapsed_ = elapsed;
+    needs_reset_ = needs_reset;
+    episode_return_ = episode_return;
+    info_ = info;
+    try {
+      throw;
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(fmt::format("env {}: malformed saved state: {}", spec_.id, e.what()));
+    }
   }
 }
 

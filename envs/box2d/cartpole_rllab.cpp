@@ -2,6 +2,9 @@
 
 #include <box2d/box2d.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -153,15 +156,31 @@ StepResult CartPoleRllabEnv::do_step(ConstBytes action, Bytes obs) {
 }
 
 nlohmann::json CartPoleRllabEnv::do_save_state() const {
-  RLZOO_CHECK(world_ != nullptr, "save_state before the first reset");
+  if (!world_) throw UserError(fmt::format("env {}: nothing to save before the first reset", id()));
   return {{"start", start_}, {"pivot_on_cart", pivot_ == Pivot::on_cart}, {"actions", actions_}};
 }
 
 void CartPoleRllabEnv::do_load_state(const nlohmann::json& state, Bytes obs) {
-  const auto start = state.at("start").get<std::array<double, 4>>();
-  const auto actions = state.at("actions").get<std::vector<float>>();
-  build_world(start, state.at("pivot_on_cart").get<bool>() ? Pivot::on_cart : Pivot::rllab_reset);
-  for (const float a : actions) advance(a);
+  // Everything is read and checked before the world is touched (a bad state changes nothing).
+  const auto numbers = [&](const char* key) {
+    const nlohmann::json& v = state.at(key);
+    if (!v.is_array() || !std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_number(); }))
+      throw UserError(fmt::format("env {}: saved state: own.{} must be a list of numbers", id(), key));
+    return v.get<std::vector<double>>();
+  };
+  const std::vector<double> start = numbers("start");
+  if (start.size() != 4)
+    throw UserError(fmt::format("env {}: saved state: own.start must hold 4 numbers (x, x_dot, theta, theta_dot), "
+                                "not {}", id(), start.size()));
+  const std::vector<double> actions = numbers("actions");
+  if (static_cast<std::int64_t>(actions.size()) != elapsed_steps())
+    throw UserError(fmt::format("env {}: saved state: own.actions holds {} actions for an episode of {} steps", id(),
+                                actions.size(), elapsed_steps()));
+  if (!state.at("pivot_on_cart").is_boolean())
+    throw UserError(fmt::format("env {}: saved state: own.pivot_on_cart must be true or false", id()));
+  build_world({start[0], start[1], start[2], start[3]},
+              state.at("pivot_on_cart").get<bool>() ? Pivot::on_cart : Pivot::rllab_reset);
+  for (const double a : actions) advance(static_cast<float>(a));
   write_obs(obs);
 }
 

@@ -205,10 +205,13 @@ class Env(_EnvBase):
         """The complete mid-episode state as JSON text: the RNG, the step counter, the episode's
         return and the env's own state, so that ``load_state`` (here or in another env of the
         same id) continues exactly. Envs that cannot save raise ValueError."""
+        self._check_open()
         return self._core.save_state()
 
     def load_state(self, state: str) -> Any:
-        """Restores a state from ``save_state`` and returns the matching observation."""
+        """Restores a state from ``save_state`` and returns the matching observation (a state that
+        fails to load raises ValueError and changes nothing)."""
+        self._check_open()
         return self._core.load_state(state)
 
     def _check_open(self) -> None:

@@ -124,7 +124,10 @@ class PyEnv {
   }
 
   // The complete mid-episode state (Env::save_state) as JSON text, and back.
-  std::string save_state() const { return env_->save_state().dump(); }
+  std::string save_state() {
+    InUse use(busy_, "this env");  // step() releases the GIL: a state read mid-step would be torn
+    return env_->save_state().dump();
+  }
 
   py::object load_state(const std::string& text) {
     InUse use(busy_, "this env");

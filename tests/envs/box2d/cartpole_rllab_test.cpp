@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/config/context.h"
@@ -244,6 +245,44 @@ TEST(CartPoleRllab, SaveAndLoadContinueBitForBit) {
       if (ra.done()) break;
     }
   }
+}
+
+// A state that fails to load names what is wrong and changes nothing: a fresh env still has no
+// episode to step; saving before the first reset is refused.
+TEST(CartPoleRllab, BadSavedStatesAreRefusedAndChangeNothing) {
+  register_builtin_envs();
+  auto fresh = make_env(CartPoleRllabEnv::kId, YAML::Node(), ConfigContext("test"));
+  std::array<float, 4> obs{};
+  const Bytes bytes = std::as_writable_bytes(std::span<float>(obs));
+  EXPECT_THROW(fresh->save_state(), UserError);
+  Harness a;
+  a.reset(3);
+  a.step(0.1f);
+  a.step(-0.2f);
+  const nlohmann::json good = a.env().save_state();
+  const auto error_of = [&](const std::function<void(nlohmann::json&)>& spoil) {
+    nlohmann::json bad = good;
+    spoil(bad);
+    try {
+      fresh->load_state(bad, bytes);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(loaded)");
+  };
+  EXPECT_NE(error_of([](auto& j) { j["own"]["actions"] = "x"; }).find("own.actions must be a list of numbers"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& j) { j["own"]["start"].push_back(1.0); }).find("own.start must hold 4 numbers"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& j) { j["own"]["actions"].push_back(0.5); }).find("3 actions for an episode of 2 steps"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& j) { j["own"].erase("pivot_on_cart"); }).find("malformed saved state"),
+            std::string::npos);
+  EXPECT_TRUE(fresh->needs_reset());
+  const float action = 0.0f;
+  EXPECT_THROW(fresh->step(std::span<const float>(&action, 1), bytes), UserError);
+  fresh->load_state(good, bytes);  // and the good one still loads
+  EXPECT_EQ(obs, a.obs());
 }
 
 TEST(CartPoleRllab, Conformance) {
