@@ -72,10 +72,22 @@ void VectorEnv::set_autoreset_mode(AutoresetMode mode) {
 }
 
 void VectorEnv::step(ConstBytes actions) {
+  check_action_bytes(actions);
+  for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); });
+}
+
+void VectorEnv::step(ConstBytes actions, const std::function<void(std::int64_t, std::int64_t)>& after_slice) {
+  check_action_bytes(actions);
+  for_slices([&](std::int64_t b, std::int64_t e) {
+    step_range(b, e, actions);
+    after_slice(b, e);
+  });
+}
+
+void VectorEnv::check_action_bytes(ConstBytes actions) const {
   if (actions.size() != envs_.size() * act_bytes_)
     throw UserError(fmt::format("vector env {}: actions have {} bytes, expected {} envs x {} bytes", spec().id,
                                 actions.size(), envs_.size(), act_bytes_));
-  for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); });
 }
 
 void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes actions) {
@@ -240,24 +252,34 @@ SyncVectorEnv::SyncVectorEnv(std::vector<std::unique_ptr<Env>> envs) : VectorEnv
 void SyncVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) { fn(0, num_envs()); }
 
 ThreadedVectorEnv::ThreadedVectorEnv(std::vector<std::unique_ptr<Env>> envs, int num_threads)
-    : VectorEnv(std::move(envs)), pool_(num_threads) {}
+    : VectorEnv(std::move(envs)), pool_(num_threads), counters_(static_cast<std::size_t>(pool_.num_threads())) {}
 
 void ThreadedVectorEnv::for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) {
-  // Threads take chunks from a shared counter rather than one fixed slice each, so that a
-  // thread descheduled by another process (machines are shared) delays only its chunk while
-  // the others take the rest. Each env is still stepped exactly once, so results do not
-  // depend on which thread steps it.
+  // Each thread steps its home slice of the envs, chunk by chunk, then takes the chunks the
+  // other threads have not reached yet. Home slices keep an env on the same core step after
+  // step (its state and its rows stay in that core's cache: where envs went to whichever
+  // thread came first, two threads on two cores with private L2 caches ran 4096 CartPoles
+  // only 1.36x faster than one); taking the others' chunks means a thread descheduled by
+  // another process (machines are shared) delays only its current chunk. Each env is still
+  // stepped exactly once, so results do not depend on which thread steps it.
   const std::int64_t n = num_envs(), t = pool_.num_threads();
   // About 8 chunks per thread: enough to balance, few enough that cheap envs do not pay for
-  // the shared counter. Never one chunk for everything (a floor of 16 envs per chunk once
-  // left 16 MuJoCo envs on one thread).
+  // the counters. Never one chunk for everything (a floor of 16 envs per chunk once left 16
+  // MuJoCo envs on one thread).
   const std::int64_t chunk = std::max<std::int64_t>(1, n / (t * 8));
-  std::atomic<std::int64_t> next{0};
-  pool_.run([&](int) {
-    while (true) {
-      const std::int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
-      if (begin >= n) break;
-      fn(begin, std::min(n, begin + chunk));
+  const std::int64_t chunks = (n + chunk - 1) / chunk;
+  const auto first_chunk = [&](std::int64_t k) { return k * chunks / t; };
+  for (std::int64_t k = 0; k < t; ++k) counters_[static_cast<std::size_t>(k)].next.store(first_chunk(k), std::memory_order_relaxed);
+  pool_.run([&](int self) {
+    for (std::int64_t j = 0; j < t; ++j) {
+      const std::int64_t k = (self + j) % t;  // home first, then the next threads' slices
+      auto& next = counters_[static_cast<std::size_t>(k)].next;
+      const std::int64_t last = first_chunk(k + 1);
+      while (next.load(std::memory_order_relaxed) < last) {
+        const std::int64_t c = next.fetch_add(1, std::memory_order_relaxed);
+        if (c >= last) break;
+        fn(c * chunk, std::min(n, (c + 1) * chunk));
+      }
     }
   });
 }

@@ -20,8 +20,9 @@
 // action-mask rows are all 1 meanwhile (any action, ignored).
 //
 // SyncVectorEnv steps all envs on the calling thread; ThreadedVectorEnv has a pool of threads
-// (the caller's thread is one of them) take contiguous chunks of envs from a shared counter. Both
-// give identical results for identical seeds and actions.
+// (the caller's thread is one of them) step contiguous chunks of envs, each thread its own
+// slice first and then what the others have not reached. Both give identical results for
+// identical seeds and actions.
 #pragma once
 
 #include <functional>
@@ -62,6 +63,13 @@ class VectorEnv {
   std::span<const std::uint8_t> resets_pending() const { return reset_next_; }
   // Steps every env with its row of `actions` (num_envs() * action bytes); autoresets.
   void step(ConstBytes actions);
+  // As step(actions), then after_slice(begin, end) for every slice of envs, on the thread that
+  // stepped it, once its rows (observations, rewards, flags, final observations, statistics,
+  // masks) are final: the slices cover [0, num_envs()) once, and calls on different threads run
+  // concurrently, so after_slice must touch only rows [begin, end) of what it writes. For work
+  // per row that should run where the rows are still in cache, such as copying them out (the
+  // Python binding's batch copies). Not called for a slice whose step threw.
+  void step(ConstBytes actions, const std::function<void(std::int64_t, std::int64_t)>& after_slice);
   template <class T>
   void step(std::span<const T> actions) { step(std::as_bytes(actions)); }
 
@@ -92,6 +100,7 @@ class VectorEnv {
   virtual void for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) = 0;
 
  private:
+  void check_action_bytes(ConstBytes actions) const;
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
   template <bool kEnvChecksObservation>
   void step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions);
@@ -135,7 +144,13 @@ class ThreadedVectorEnv : public VectorEnv {
   void for_slices(const std::function<void(std::int64_t, std::int64_t)>& fn) override;
 
  private:
+  // Thread k's next chunk of its home slice (chunks [k*m/t, (k+1)*m/t) of the m chunks), one
+  // counter per cache line so that the threads' counters do not share one.
+  struct alignas(64) ChunkCounter {
+    std::atomic<std::int64_t> next{0};
+  };
   WorkerPool pool_;
+  std::vector<ChunkCounter> counters_;
 };
 
 // n envs made by make_env(id, kwargs).

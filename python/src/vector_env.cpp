@@ -19,6 +19,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -143,19 +144,55 @@ class PyVectorEnv {
       bytes = ConstBytes(static_cast<const std::byte*>(keep.data()), action_buffer_.size());
     }
     validate(bytes);
+    // Where the rows go: the other of the two buffers (copy=False) or fresh arrays (copy=True),
+    // written by the thread that stepped them while they are in its cache, in parallel.
+    const int k = 1 - current_;
+    py::object obs;
+    py::array rewards, terminated, truncated;
+    Rows to{};
+    if (copy_) {
+      rewards = empty_like(rewards_);
+      terminated = empty_like(terminated_);
+      truncated = empty_like(truncated_);
+      if (!py::isinstance<py::dict>(obs_) &&
+          (py::reinterpret_borrow<py::array>(obs_).flags() & py::array::c_style)) {
+        auto a = empty_like(obs_);
+        to.obs = static_cast<std::byte*>(a.mutable_data());
+        obs = std::move(a);
+      }
+      to.rewards = static_cast<double*>(rewards.mutable_data());
+      to.terminated = static_cast<std::uint8_t*>(terminated.mutable_data());
+      to.truncated = static_cast<std::uint8_t*>(truncated.mutable_data());
+    } else {
+      const auto ku = static_cast<std::size_t>(k);
+      to = {b_->obs[ku].data(), b_->rewards[ku].data(), b_->terminated[ku].data(), b_->truncated[ku].data()};
+    }
+    std::atomic<bool> any_done{false};
     {
       py::gil_scoped_release free;
-      v.step(bytes);
+      const std::size_t ob = v.single_observation_space().byte_size();
+      const std::byte* const src_obs = v.observation_bytes().data();
+      const auto src_rewards = v.rewards();
+      const auto term = v.terminated(), trunc = v.truncated();
+      std::uint8_t* const done = b_->done.data();
+      v.step(bytes, [&](std::int64_t begin, std::int64_t end) {
+        const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end), rows = e - b;
+        if (to.obs) std::memcpy(to.obs + b * ob, src_obs + b * ob, rows * ob);
+        std::memcpy(to.rewards + b, src_rewards.data() + b, rows * sizeof(double));
+        std::memcpy(to.terminated + b, term.data() + b, rows);
+        std::memcpy(to.truncated + b, trunc.data() + b, rows);
+        std::uint8_t any = 0;
+        for (std::size_t i = b; i < e; ++i) any |= (done[i] = term[i] | trunc[i]);
+        if (any) any_done.store(true, std::memory_order_relaxed);
+      });
     }
-    bool any_done = false;
-    const auto term = v.terminated(), trunc = v.truncated();
-    for (std::size_t i = 0; i < b_->done.size(); ++i) any_done |= (b_->done[i] = term[i] | trunc[i]) != 0;
+    const bool ended = any_done.load(std::memory_order_relaxed);
     if (!copy_) {
-      const int k = flip();
-      return py::make_tuple(alt_obs_[k], alt_rewards_[k], alt_terminated_[k], alt_truncated_[k], info(any_done));
+      current_ = k;
+      return py::make_tuple(alt_obs_[k], alt_rewards_[k], alt_terminated_[k], alt_truncated_[k], info(ended));
     }
-    return py::make_tuple(copy_views(obs_), copy_views(rewards_), copy_views(terminated_), copy_views(truncated_),
-                          info(any_done));
+    if (!obs) obs = copy_views(obs_);  // Dict observations: copied leaf by leaf after the step
+    return py::make_tuple(obs, rewards, terminated, truncated, info(ended));
   }
 
   bool next_step() const { return next_step_; }
@@ -190,6 +227,19 @@ class PyVectorEnv {
   py::object out(const py::object& view) const {
     if (!copy_) return view;
     return copy_views(view);
+  }
+
+  // Where a step's rows are copied to (obs null: Dict observations, copied after the step).
+  struct Rows {
+    std::byte* obs;
+    double* rewards;
+    std::uint8_t *terminated, *truncated;
+  };
+
+  // A C-contiguous array of the view's dtype and shape, not initialised.
+  static py::array empty_like(const py::object& view) {
+    const auto a = py::reinterpret_borrow<py::array>(view);
+    return py::array(a.dtype(), std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
   }
 
   // copy=False: the C++ batch into the other of the two buffers; returns its index.

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -107,6 +109,44 @@ TEST(VectorEnv, ThreadedMatchesSyncForAnyThreadCount) {
     ASSERT_TRUE(std::ranges::equal(sync.rewards(), threaded.rewards()));
     ASSERT_TRUE(std::ranges::equal(sync.terminated(), threaded.terminated()));
   }
+}
+
+// step(actions, after_slice): every env's row is handed to after_slice exactly once, already
+// final (it equals the batch after the step), on sync and threaded vector envs alike.
+TEST(VectorEnv, AfterSliceSeesEveryRowOnceAndFinal) {
+  const int n = 37;
+  SyncVectorEnv sync(walk_envs(n, 3));
+  ThreadedVectorEnv threaded(walk_envs(n, 3), 3);
+  for (VectorEnv* venv : {static_cast<VectorEnv*>(&sync), static_cast<VectorEnv*>(&threaded)}) {
+    venv->reset(5);
+    Rng rng(9);
+    std::vector<std::int64_t> actions(n);
+    const std::size_t ob = venv->single_observation_space().byte_size();
+    std::vector<std::byte> copied(static_cast<std::size_t>(n) * ob);
+    std::vector<double> rewards(n);
+    for (int t = 0; t < 50; ++t) {
+      for (auto& a : actions) a = static_cast<std::int64_t>(rng.below(3));
+      std::vector<std::atomic<int>> calls(n);
+      venv->step(std::as_bytes(std::span<const std::int64_t>(actions)), [&](std::int64_t b, std::int64_t e) {
+        const auto bu = static_cast<std::size_t>(b), eu = static_cast<std::size_t>(e);
+        std::memcpy(copied.data() + bu * ob, venv->observation_bytes().data() + bu * ob, (eu - bu) * ob);
+        for (std::size_t i = bu; i < eu; ++i) {
+          rewards[i] = venv->rewards()[i];
+          calls[i].fetch_add(1);
+        }
+      });
+      for (int i = 0; i < n; ++i) ASSERT_EQ(calls[static_cast<std::size_t>(i)].load(), 1) << "env " << i;
+      ASSERT_TRUE(std::ranges::equal(copied, venv->observation_bytes()));
+      ASSERT_TRUE(std::ranges::equal(rewards, venv->rewards()));
+    }
+  }
+  // A wrong batch is refused before any env steps or the hook runs.
+  std::vector<std::int64_t> short_batch(n - 1, 0);
+  bool called = false;
+  EXPECT_THROW(threaded.step(std::as_bytes(std::span<const std::int64_t>(short_batch)),
+                             [&](std::int64_t, std::int64_t) { called = true; }),
+               UserError);
+  EXPECT_FALSE(called);
 }
 
 TEST(VectorEnv, EnvErrorInAWorkerThreadReachesTheCaller) {
