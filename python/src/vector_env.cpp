@@ -85,6 +85,7 @@ class PyVectorEnv {
     masked_ = v.spec().has_action_mask;
     multi_agent_ = v.spec().num_agents > 1;
     action_buffer_.resize(static_cast<std::size_t>(n_) * v.single_action_space().byte_size());
+    actions_what_ = fmt::format("{}: actions", v.spec().id);
 
     py::capsule base(new std::shared_ptr<Batch>(b_), [](void* p) { delete static_cast<std::shared_ptr<Batch>*>(p); });
     const auto n = static_cast<py::ssize_t>(n_);
@@ -133,7 +134,7 @@ class PyVectorEnv {
     InUse use(busy_, "this vector env");
     VectorEnv& v = venv();
     const Space& as = v.single_action_space();
-    const std::string what = fmt::format("{}: actions", v.spec().id);
+    const std::string& what = actions_what_;
     ConstBytes bytes;
     py::array keep;  // the converted actions (aliases the caller's array when no conversion was needed)
     if (as.kind() == SpaceKind::Dict) {
@@ -182,7 +183,9 @@ class PyVectorEnv {
         std::memcpy(to.terminated + b, term.data() + b, rows);
         std::memcpy(to.truncated + b, trunc.data() + b, rows);
         std::uint8_t any = 0;
-        for (std::size_t i = b; i < e; ++i) any |= (done[i] = term[i] | trunc[i]);
+        const std::uint8_t *__restrict t = term.data(), *__restrict u = trunc.data();
+        std::uint8_t* __restrict d = done;
+        for (std::size_t i = b; i < e; ++i) any |= (d[i] = t[i] | u[i]);
         if (any) any_done.store(true, std::memory_order_relaxed);
       });
     }
@@ -274,12 +277,22 @@ class PyVectorEnv {
       const auto masks = v.action_masks();
       const std::int64_t n = as.n(), start = as.start();
       // Unsigned: one comparison finds k < 0 and k >= n.
-      for (std::int64_t i = 0; i < n_; ++i) {
+      const auto bad = [&](std::int64_t i) {
         const std::int64_t k = a[i] - start;
-        if (static_cast<std::uint64_t>(k) >= static_cast<std::uint64_t>(n) ||
-            (masked_ && !masks[static_cast<std::size_t>(i * n + k)])) [[unlikely]]
-          if (!pending[static_cast<std::size_t>(i)]) check_row(i);
-      }
+        return static_cast<std::uint64_t>(k) >= static_cast<std::uint64_t>(n) ||
+               (masked_ && !masks[static_cast<std::size_t>(i * n + k)]);
+      };
+      // The common case in passes without branches (the compiler vectorises the first): all
+      // in range, then all legal. Only a batch that fails them is searched row by row.
+      std::uint64_t out_of_range = 0;
+      for (std::int64_t i = 0; i < n_; ++i)
+        out_of_range |= static_cast<std::uint64_t>(static_cast<std::uint64_t>(a[i] - start) >= static_cast<std::uint64_t>(n));
+      std::uint8_t legal = 1;
+      if (!out_of_range && masked_)
+        for (std::int64_t i = 0; i < n_; ++i) legal &= masks[static_cast<std::size_t>(i * n + (a[i] - start))];
+      if (out_of_range || !legal) [[unlikely]]
+        for (std::int64_t i = 0; i < n_; ++i)
+          if (bad(i) && !pending[static_cast<std::size_t>(i)]) check_row(i);
     } else {
       for (std::int64_t i = 0; i < n_; ++i)
         if (!pending[static_cast<std::size_t>(i)]) check_row(i);
@@ -363,6 +376,7 @@ class PyVectorEnv {
   std::int64_t n_ = 0;
   bool masked_ = false, multi_agent_ = false;
   std::vector<std::byte> action_buffer_;
+  std::string actions_what_;  // "<id>: actions", the prefix of the actions' error messages
   // The views (read-only numpy arrays over Batch's buffers), made once.
   py::object obs_, final_obs_, rewards_, terminated_, truncated_, returns_, lengths_, done_, all_true_, acting_, masks_;
   py::object alt_obs_[2], alt_rewards_[2], alt_terminated_[2], alt_truncated_[2];
