@@ -116,7 +116,44 @@ py::object copy_views(py::handle v) {
                    std::vector<py::ssize_t>(a.strides(), a.strides() + a.ndim()), a.data());
 }
 
+namespace {
+
+// NumPy's type number of a leaf's dtype (the C API's NPY_* values; int64 is NPY_LONG on LP64).
+int numpy_type_num(DType t) {
+  switch (t) {
+    case DType::UInt8: return 2;    // NPY_UBYTE
+    case DType::Int32: return 5;    // NPY_INT
+    case DType::Int64: return 7;    // NPY_LONG
+    case DType::Float32: return 11; // NPY_FLOAT
+    case DType::Float64: return 12; // NPY_DOUBLE
+  }
+  return -1;
+}
+
+// An ndarray that leaf_array would return as it is: exactly the leaf's dtype in native byte
+// order, C-contiguous and aligned, of the expected shape. Checked on the array's header, with
+// no conversion call and no allocation (the common case of every step).
+bool usable_as_is(const Space& leaf, py::handle value, std::int64_t batch) {
+  static_assert(sizeof(long) == sizeof(std::int64_t), "NPY_LONG is int64 only on LP64");
+  if (!py::isinstance<py::array>(value)) return false;
+  const auto* a = py::detail::array_proxy(value.ptr());
+  constexpr int kNeeded = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+  if ((a->flags & kNeeded) != kNeeded) return false;
+  const auto* d = py::detail::array_descriptor_proxy(a->descr);
+  if (d->type_num != numpy_type_num(leaf.dtype()) || d->byteorder == '>') return false;
+  const Shape& dims = leaf.shape();
+  const int offset = batch >= 0 ? 1 : 0;
+  if (a->nd != static_cast<int>(dims.size()) + offset) return false;
+  if (batch >= 0 && a->dimensions[0] != batch) return false;
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (a->dimensions[i + static_cast<std::size_t>(offset)] != static_cast<py::ssize_t>(dims[i])) return false;
+  return true;
+}
+
+}  // namespace
+
 py::array leaf_array(const Space& leaf, py::handle value, std::int64_t batch, const std::string& what) {
+  if (usable_as_is(leaf, value, batch)) return py::reinterpret_borrow<py::array>(value);
   py::array arr = py::array::ensure(value);
   if (!arr) {
     PyErr_Clear();

@@ -105,6 +105,11 @@ class Batching(unittest.TestCase):
         envs = rlzoo.make_vec("CartPole-v1", self.N)
         envs.reset(seed=3)
         results.append(np.stack([envs.step(a.tolist())[0] for a in actions]))  # a list of ints
+        # int64 arrays that cannot be used in place: byte-swapped, strided, another type number
+        for convert in (lambda a: a.astype(">i8"), lambda a: np.repeat(a, 2)[::2], lambda a: a.astype(np.longlong)):
+            envs = rlzoo.make_vec("CartPole-v1", self.N)
+            envs.reset(seed=3)
+            results.append(np.stack([envs.step(convert(a))[0] for a in actions]))
         for r in results[1:]:
             np.testing.assert_array_equal(r, results[0])
 
