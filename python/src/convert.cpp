@@ -118,14 +118,15 @@ py::object copy_views(py::handle v) {
 
 namespace {
 
-// NumPy's type number of a leaf's dtype (the C API's NPY_* values; int64 is NPY_LONG on LP64).
+// NumPy's type number of a leaf's dtype: the one py::dtype::of<T>() (numpy_dtype) makes.
 int numpy_type_num(DType t) {
+  using py::detail::npy_format_descriptor;
   switch (t) {
-    case DType::UInt8: return 2;    // NPY_UBYTE
-    case DType::Int32: return 5;    // NPY_INT
-    case DType::Int64: return 7;    // NPY_LONG
-    case DType::Float32: return 11; // NPY_FLOAT
-    case DType::Float64: return 12; // NPY_DOUBLE
+    case DType::UInt8: return npy_format_descriptor<std::uint8_t>::value;
+    case DType::Int32: return npy_format_descriptor<std::int32_t>::value;
+    case DType::Int64: return npy_format_descriptor<std::int64_t>::value;
+    case DType::Float32: return npy_format_descriptor<float>::value;
+    case DType::Float64: return npy_format_descriptor<double>::value;
   }
   return -1;
 }
@@ -134,7 +135,6 @@ int numpy_type_num(DType t) {
 // order, C-contiguous and aligned, of the expected shape. Checked on the array's header, with
 // no conversion call and no allocation (the common case of every step).
 bool usable_as_is(const Space& leaf, py::handle value, std::int64_t batch) {
-  static_assert(sizeof(long) == sizeof(std::int64_t), "NPY_LONG is int64 only on LP64");
   if (!py::isinstance<py::array>(value)) return false;
   const auto* a = py::detail::array_proxy(value.ptr());
   constexpr int kNeeded = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;

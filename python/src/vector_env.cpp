@@ -165,23 +165,16 @@ class PyVectorEnv {
       to.terminated = static_cast<std::uint8_t*>(terminated.mutable_data());
       to.truncated = static_cast<std::uint8_t*>(truncated.mutable_data());
     } else {
-      const auto ku = static_cast<std::size_t>(k);
-      to = {b_->obs[ku].data(), b_->rewards[ku].data(), b_->terminated[ku].data(), b_->truncated[ku].data()};
+      to = buffer_rows(k);
     }
     std::atomic<bool> any_done{false};
     {
       py::gil_scoped_release free;
-      const std::size_t ob = v.single_observation_space().byte_size();
-      const std::byte* const src_obs = v.observation_bytes().data();
-      const auto src_rewards = v.rewards();
       const auto term = v.terminated(), trunc = v.truncated();
       std::uint8_t* const done = b_->done.data();
       v.step(bytes, [&](std::int64_t begin, std::int64_t end) {
-        const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end), rows = e - b;
-        if (to.obs) std::memcpy(to.obs + b * ob, src_obs + b * ob, rows * ob);
-        std::memcpy(to.rewards + b, src_rewards.data() + b, rows * sizeof(double));
-        std::memcpy(to.terminated + b, term.data() + b, rows);
-        std::memcpy(to.truncated + b, trunc.data() + b, rows);
+        const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
+        copy_rows(to, b, e);
         std::uint8_t any = 0;
         const std::uint8_t *__restrict t = term.data(), *__restrict u = trunc.data();
         std::uint8_t* __restrict d = done;
@@ -245,15 +238,27 @@ class PyVectorEnv {
     return py::array(a.dtype(), std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim()));
   }
 
+  // Rows [b, e) of the C++ batch's observations, rewards and flags into `to` (its obs skipped
+  // when null).
+  void copy_rows(const Rows& to, std::size_t b, std::size_t e) const {
+    const VectorEnv& v = venv();
+    const std::size_t ob = v.single_observation_space().byte_size(), rows = e - b;
+    if (to.obs) std::memcpy(to.obs + b * ob, v.observation_bytes().data() + b * ob, rows * ob);
+    std::memcpy(to.rewards + b, v.rewards().data() + b, rows * sizeof(double));
+    std::memcpy(to.terminated + b, v.terminated().data() + b, rows);
+    std::memcpy(to.truncated + b, v.truncated().data() + b, rows);
+  }
+
+  // The copy=False buffer k, as copy targets.
+  Rows buffer_rows(int k) const {
+    const auto ku = static_cast<std::size_t>(k);
+    return {b_->obs[ku].data(), b_->rewards[ku].data(), b_->terminated[ku].data(), b_->truncated[ku].data()};
+  }
+
   // copy=False: the C++ batch into the other of the two buffers; returns its index.
   int flip() {
     current_ = 1 - current_;
-    const VectorEnv& v = venv();
-    const auto k = static_cast<std::size_t>(current_);
-    std::memcpy(b_->obs[k].data(), v.observation_bytes().data(), b_->obs[k].size());
-    std::memcpy(b_->rewards[k].data(), v.rewards().data(), b_->rewards[k].size() * sizeof(double));
-    std::memcpy(b_->terminated[k].data(), v.terminated().data(), b_->terminated[k].size());
-    std::memcpy(b_->truncated[k].data(), v.truncated().data(), b_->truncated[k].size());
+    copy_rows(buffer_rows(current_), 0, static_cast<std::size_t>(n_));
     return current_;
   }
 
