@@ -24,13 +24,13 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(e
   obs_bytes_ = single_observation_space().byte_size();
   act_bytes_ = single_action_space().byte_size();
   mask_size_ = spec().has_action_mask ? static_cast<std::size_t>(single_action_space().n()) : 0;
-  obs_.resize(n * obs_bytes_);
+  out_[0].obs.resize(n * obs_bytes_);
+  out_[0].rewards.assign(n, 0.0);
+  out_[0].terminated.assign(n, 0);
+  out_[0].truncated.assign(n, 0);
   final_obs_.resize(n * obs_bytes_);
-  rewards_.assign(n, 0.0);
   episode_returns_.assign(n, 0.0);
   episode_lengths_.assign(n, 0);
-  terminated_.assign(n, 0);
-  truncated_.assign(n, 0);
   reset_next_.assign(n, 0);
   masks_.assign(n * mask_size_, 0);
   batch_finite_check_ = std::all_of(envs_.begin(), envs_.end(), [](const auto& e) { return e->checks_float32_observations(); });
@@ -38,17 +38,25 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(e
 
 VectorEnv::~VectorEnv() = default;
 
+void VectorEnv::enable_double_buffering() {
+  if (double_buffered_) return;
+  out_[1] = out_[0];
+  double_buffered_ = true;
+}
+
 void VectorEnv::reset(std::optional<std::uint64_t> seed) {
+  next_output_set();
   for_slices([&](std::int64_t b, std::int64_t e) { reset_range(b, e, seed); });
 }
 
 void VectorEnv::reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed) {
+  OutputSet& o = out();
   for (std::int64_t i = begin; i < end; ++i) {
     const auto k = static_cast<std::size_t>(i);
     Env& env = *envs_[k];
-    env.reset(seed ? std::optional<std::uint64_t>(*seed + k) : std::nullopt, Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
-    rewards_[k] = 0.0;
-    terminated_[k] = truncated_[k] = 0;
+    env.reset(seed ? std::optional<std::uint64_t>(*seed + k) : std::nullopt, Bytes(o.obs.data() + k * obs_bytes_, obs_bytes_));
+    o.rewards[k] = 0.0;
+    o.terminated[k] = o.truncated[k] = 0;
     reset_next_[k] = 0;
     write_mask_row(k);
   }
@@ -73,11 +81,13 @@ void VectorEnv::set_autoreset_mode(AutoresetMode mode) {
 
 void VectorEnv::step(ConstBytes actions) {
   check_action_bytes(actions);
+  next_output_set();
   for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); });
 }
 
 void VectorEnv::step(ConstBytes actions, const std::function<void(std::int64_t, std::int64_t)>& after_slice) {
   check_action_bytes(actions);
+  next_output_set();
   for_slices([&](std::int64_t b, std::int64_t e) {
     step_range(b, e, actions);
     after_slice(b, e);
@@ -91,25 +101,28 @@ void VectorEnv::check_action_bytes(ConstBytes actions) const {
 }
 
 void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  OutputSet& o = out();
   if (autoreset_ == AutoresetMode::next_step) [[unlikely]] {
-    step_envs_next_step(begin, end, actions);
+    step_envs_next_step(o, begin, end, actions);
     return;
   }
   if (!batch_finite_check_) {
-    step_envs<true>(begin, end, actions);
+    step_envs<true>(o, begin, end, actions);
     return;
   }
-  step_envs<false>(begin, end, actions);
+  step_envs<false>(o, begin, end, actions);
   // The observations these envs wrote, checked for NaN/Inf in one pass over the rows.
   const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
-  if (!float32s_are_finite(reinterpret_cast<const float*>(obs_.data() + b * obs_bytes_), (e - b) * obs_bytes_ / 4))
+  if (!float32s_are_finite(reinterpret_cast<const float*>(o.obs.data() + b * obs_bytes_), (e - b) * obs_bytes_ / 4))
     [[unlikely]]
     report_non_finite_row(begin, end);
 }
 
 template <bool kEnvChecksObservation>
-void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions) {
-  std::byte* const obs = obs_.data();
+void VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {
+  std::byte* const obs = o.obs.data();
+  double* const rewards = o.rewards.data();
+  std::uint8_t *const terminated = o.terminated.data(), *const truncated = o.truncated.data();
   const std::byte* const act = actions.data();
   const std::size_t ob = obs_bytes_, ab = act_bytes_;
   // Envs whose episode ended are reset after the others have stepped, a few at a time: the
@@ -138,9 +151,9 @@ void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actio
     try {
       const ConstBytes a(act + k * ab, ab);
       const StepResult r = kEnvChecksObservation ? env.step(a, row) : env.step_leaving_observation_check(a, row);
-      rewards_[k] = r.reward;
-      terminated_[k] = r.terminated;
-      truncated_[k] = r.truncated;
+      rewards[k] = r.reward;
+      terminated[k] = r.terminated;
+      truncated[k] = r.truncated;
       if (r.terminated || r.truncated) [[unlikely]] {
         if constexpr (!kEnvChecksObservation) env.check_observation(row);  // before the reset overwrites it
         std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
@@ -162,23 +175,23 @@ void VectorEnv::step_envs(std::int64_t begin, std::int64_t end, ConstBytes actio
   reset_pending();
 }
 
-void VectorEnv::step_envs_next_step(std::int64_t begin, std::int64_t end, ConstBytes actions) {
+void VectorEnv::step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {
   const std::size_t ob = obs_bytes_, ab = act_bytes_;
   for (std::int64_t i = begin; i < end; ++i) {
     const auto k = static_cast<std::size_t>(i);
     Env& env = *envs_[k];
-    const Bytes row(obs_.data() + k * ob, ob);
+    const Bytes row(o.obs.data() + k * ob, ob);
     try {
       if (reset_next_[k]) {  // the episode ended on the last step: this step starts the next one
         env.reset(std::nullopt, row);
-        rewards_[k] = 0.0;
-        terminated_[k] = truncated_[k] = 0;
+        o.rewards[k] = 0.0;
+        o.terminated[k] = o.truncated[k] = 0;
         reset_next_[k] = 0;
       } else {
         const StepResult r = env.step(ConstBytes(actions.data() + k * ab, ab), row);
-        rewards_[k] = r.reward;
-        terminated_[k] = r.terminated;
-        truncated_[k] = r.truncated;
+        o.rewards[k] = r.reward;
+        o.terminated[k] = r.terminated;
+        o.truncated[k] = r.truncated;
         if (r.terminated || r.truncated) {
           std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
           const Info& info = env.info();
@@ -196,7 +209,7 @@ void VectorEnv::step_envs_next_step(std::int64_t begin, std::int64_t end, ConstB
 
 void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
   for (auto k = static_cast<std::size_t>(begin); k < static_cast<std::size_t>(end); ++k) {
-    const ConstBytes row(obs_.data() + k * obs_bytes_, obs_bytes_);
+    const ConstBytes row(out().obs.data() + k * obs_bytes_, obs_bytes_);
     try {
       envs_[k]->check_observation(row);  // throws for the first row that holds a NaN or Inf
     } catch (...) {
@@ -242,7 +255,7 @@ void VectorEnv::load_state(const nlohmann::json& state) {
                                   spec().id));
   }
   for (std::size_t k = 0; k < envs_.size(); ++k)
-    envs_[k]->load_state(envs[k], Bytes(obs_.data() + k * obs_bytes_, obs_bytes_));
+    envs_[k]->load_state(envs[k], Bytes(out().obs.data() + k * obs_bytes_, obs_bytes_));
   reset_next_ = std::move(pending);
   for (std::size_t k = 0; k < envs_.size(); ++k) write_mask_row(k);
 }

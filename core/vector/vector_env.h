@@ -74,12 +74,26 @@ class VectorEnv {
   void step(std::span<const T> actions) { step(std::as_bytes(actions)); }
 
   // Batches, valid after reset()/step(). Rows are byte_size() of the single space.
-  ConstBytes observation_bytes() const { return obs_; }
+  ConstBytes observation_bytes() const { return out().obs; }
   template <class T>
-  std::span<const T> observations() const { return as_span<T>(ConstBytes(obs_)); }
-  std::span<const double> rewards() const { return rewards_; }
-  std::span<const std::uint8_t> terminated() const { return terminated_; }
-  std::span<const std::uint8_t> truncated() const { return truncated_; }
+  std::span<const T> observations() const { return as_span<T>(ConstBytes(out().obs)); }
+  std::span<const double> rewards() const { return out().rewards; }
+  std::span<const std::uint8_t> terminated() const { return out().terminated; }
+  std::span<const std::uint8_t> truncated() const { return out().truncated; }
+
+  // Double buffering, for callers that hand the batches out without copying them (the Python
+  // binding's copy=False): once on, each reset() and step() writes the observations, rewards
+  // and flags into the other of two sets, so what the previous call wrote stays as it was until
+  // the call after; the accessors above show the set written last, output_set() index k.
+  // Off by default (one set). Turning it on allocates the second set; it cannot be turned off.
+  void enable_double_buffering();
+  int current_output_set() const { return current_; }
+  struct OutputSet {
+    std::vector<std::byte> obs;
+    std::vector<double> rewards;
+    std::vector<std::uint8_t> terminated, truncated;
+  };
+  const OutputSet& output_set(int k) const { return out_[k]; }
   // Row i is meaningful where terminated[i] || truncated[i] on the last step.
   ConstBytes final_observation_bytes() const { return final_obs_; }
   template <class T>
@@ -102,9 +116,10 @@ class VectorEnv {
  private:
   void check_action_bytes(ConstBytes actions) const;
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  // Rows [begin, end) into the current output set `o`.
   template <bool kEnvChecksObservation>
-  void step_envs(std::int64_t begin, std::int64_t end, ConstBytes actions);
-  void step_envs_next_step(std::int64_t begin, std::int64_t end, ConstBytes actions);
+  void step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
+  void step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   // Row k of the action masks from env k (all 1 while its next-step reset is pending). The
   // same-step loop copies its rows itself (no reset is pending there).
   void write_mask_row(std::size_t k);
@@ -119,9 +134,19 @@ class VectorEnv {
   // Every env's observation is a float32 Box it checks itself: the vector env checks the
   // rows it stepped in one pass instead (step_leaving_observation_check).
   bool batch_finite_check_ = false;
-  std::vector<std::byte> obs_, final_obs_;
-  std::vector<double> rewards_, episode_returns_;
-  std::vector<std::uint8_t> terminated_, truncated_, masks_;
+  // Starts a reset() or step(): with double buffering, the other set becomes the current one.
+  void next_output_set() {
+    if (double_buffered_) current_ = 1 - current_;
+  }
+  const OutputSet& out() const { return out_[current_]; }
+  OutputSet& out() { return out_[current_]; }
+
+  OutputSet out_[2];  // the second stays empty unless double buffered
+  int current_ = 0;
+  bool double_buffered_ = false;
+  std::vector<std::byte> final_obs_;
+  std::vector<double> episode_returns_;
+  std::vector<std::uint8_t> masks_;
   std::vector<std::int64_t> episode_lengths_;
   AutoresetMode autoreset_ = AutoresetMode::same_step;
   std::vector<std::uint8_t> reset_next_;  // next-step mode: reset on the next step()

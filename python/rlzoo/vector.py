@@ -29,8 +29,8 @@ RecordEpisodeStatistics adds it.
 
 Copies: with ``copy=True`` (the default, like Gymnasium's ``copy`` flag) every array returned
 is a fresh, writable array. With ``copy=False`` the observations, rewards, terminations and
-truncations are read-only arrays over two buffers that alternate from step to step (one
-memcpy of the batch, no allocation): what a step returns stays valid through the next step and
+truncations are read-only arrays over two buffers that alternate from step to step (the C++
+envs write into them directly: no copy, no allocation): what a step returns stays valid through the next step and
 is overwritten by the step after, so keeping the last observation beside the new one (SB3's
 ``_last_obs``) is safe; keep older ones by copying. The info's arrays (final_obs, episode,
 action_mask, acting_agent) are read-only views the next step overwrites: copy what you keep.

@@ -9,10 +9,11 @@
 // (MuJoCo's x_velocity, ...) come every step as [N] float64 arrays, each with its "_key" mask
 // (False for an env that holds no value yet: one just reset).
 //
-// copy=False returns read-only numpy arrays over two buffers that alternate from step to step
-// (one memcpy of the batch, no allocation) for the observations, rewards and flags: what a step
-// returns stays valid through the next step and is overwritten by the one after, so keeping
-// the previous observation (SB3's _last_obs) is safe. The info's arrays (final_obs, the
+// copy=False returns read-only numpy arrays over the C++ vector env's two output sets, which
+// alternate from step to step (VectorEnv::enable_double_buffering: no copy, no allocation) for
+// the observations, rewards and flags: what a step returns stays valid through the next step
+// and is overwritten by the one after, so keeping the previous observation (SB3's _last_obs)
+// is safe. The info's arrays (final_obs, the
 // episode statistics, action_mask, acting_agent) are views of the live buffers. copy=True (the default) returns fresh arrays, with the masked-off rows of
 // the final-step entries zeroed.
 #include <fmt/format.h>
@@ -42,10 +43,6 @@ struct Batch {
   std::vector<std::uint8_t> done;     // terminated | truncated of the last step
   std::vector<std::int64_t> acting;   // acting agent per env (turn-based games)
   std::vector<std::uint8_t> all_true;
-  // copy=False: the two alternating copies of what a step returns.
-  std::vector<std::byte> obs[2];
-  std::vector<double> rewards[2];
-  std::vector<std::uint8_t> terminated[2], truncated[2];
 };
 
 py::array read_only(py::array a) {
@@ -78,6 +75,7 @@ class PyVectorEnv {
     b_->venv = std::move(venv);
     VectorEnv& v = *b_->venv;
     if (next_step) v.set_autoreset_mode(AutoresetMode::next_step);
+    v.enable_double_buffering();  // before the views over both sets are made
     n_ = v.num_envs();
     b_->done.assign(static_cast<std::size_t>(n_), 0);
     b_->acting.assign(static_cast<std::size_t>(n_), 0);
@@ -90,11 +88,7 @@ class PyVectorEnv {
     py::capsule base(new std::shared_ptr<Batch>(b_), [](void* p) { delete static_cast<std::shared_ptr<Batch>*>(p); });
     const auto n = static_cast<py::ssize_t>(n_);
     const py::dtype boolean = py::dtype::of<bool>();
-    obs_ = batch_views(v.single_observation_space(), v.observation_bytes().data(), n_, base);
     final_obs_ = batch_views(v.single_observation_space(), v.final_observation_bytes().data(), n_, base);
-    rewards_ = vector_view(v.rewards().data(), {n}, base);
-    terminated_ = vector_view(v.terminated().data(), {n}, base, boolean);
-    truncated_ = vector_view(v.truncated().data(), {n}, base, boolean);
     returns_ = vector_view(v.episode_returns().data(), {n}, base);
     lengths_ = vector_view(v.episode_lengths().data(), {n}, base);
     done_ = vector_view(b_->done.data(), {n}, base, boolean);
@@ -104,14 +98,11 @@ class PyVectorEnv {
       masks_ = vector_view(v.action_masks().data(), {n, static_cast<py::ssize_t>(v.single_action_space().n())}, base,
                            boolean);
     for (int k = 0; k < 2; ++k) {
-      b_->obs[k].resize(v.observation_bytes().size());
-      b_->rewards[k].resize(static_cast<std::size_t>(n_));
-      b_->terminated[k].resize(static_cast<std::size_t>(n_));
-      b_->truncated[k].resize(static_cast<std::size_t>(n_));
-      alt_obs_[k] = batch_views(v.single_observation_space(), b_->obs[k].data(), n_, base);
-      alt_rewards_[k] = vector_view(b_->rewards[k].data(), {n}, base);
-      alt_terminated_[k] = vector_view(b_->terminated[k].data(), {n}, base, boolean);
-      alt_truncated_[k] = vector_view(b_->truncated[k].data(), {n}, base, boolean);
+      const VectorEnv::OutputSet& set = v.output_set(k);
+      obs_[k] = batch_views(v.single_observation_space(), set.obs.data(), n_, base);
+      rewards_[k] = vector_view(set.rewards.data(), {n}, base);
+      terminated_[k] = vector_view(set.terminated.data(), {n}, base, boolean);
+      truncated_[k] = vector_view(set.truncated.data(), {n}, base, boolean);
     }
   }
 
@@ -123,11 +114,7 @@ class PyVectorEnv {
       v.reset(seed);
     }
     std::fill(b_->done.begin(), b_->done.end(), 0);
-    if (!copy_) {
-      const int k = flip();
-      return py::make_tuple(alt_obs_[k], info(false));
-    }
-    return py::make_tuple(copy_views(obs_), info(false));
+    return py::make_tuple(out(obs_[v.current_output_set()]), info(false));
   }
 
   py::tuple step(py::handle actions) {
@@ -136,58 +123,58 @@ class PyVectorEnv {
     const Space& as = v.single_action_space();
     const std::string& what = actions_what_;
     ConstBytes bytes;
-    py::array keep;  // the converted actions (aliases the caller's array when no conversion was needed)
+    // The converted actions (the caller's array when no conversion was needed). py::object, not
+    // py::array, for this and the results below: a default py::array is a new empty numpy
+    // array, and four of them were a quarter of a 16-env step's cost.
+    py::object keep;
     if (as.kind() == SpaceKind::Dict) {
       write_elements(as, actions, n_, action_buffer_.data(), what);
       bytes = ConstBytes(action_buffer_);
     } else {
-      keep = leaf_array(as, actions, n_, what);
-      bytes = ConstBytes(static_cast<const std::byte*>(keep.data()), action_buffer_.size());
+      py::array a = leaf_array(as, actions, n_, what);
+      bytes = ConstBytes(static_cast<const std::byte*>(a.data()), action_buffer_.size());
+      keep = std::move(a);
     }
     validate(bytes);
-    // Where the rows go: the other of the two buffers (copy=False) or fresh arrays (copy=True),
-    // written by the thread that stepped them while they are in its cache, in parallel.
-    const int k = 1 - current_;
-    py::object obs;
-    py::array rewards, terminated, truncated;
+    // copy=True: the rows go to fresh arrays, copied by the thread that stepped them while they
+    // are in its cache, in parallel. copy=False: the step writes the output set it returns.
+    const int k = 1 - v.current_output_set();  // the set this step writes
+    py::object obs, rewards, terminated, truncated;
     Rows to{};
     if (copy_) {
-      rewards = empty_like(rewards_);
-      terminated = empty_like(terminated_);
-      truncated = empty_like(truncated_);
-      if (!py::isinstance<py::dict>(obs_) &&
-          (py::reinterpret_borrow<py::array>(obs_).flags() & py::array::c_style)) {
-        auto a = empty_like(obs_);
-        to.obs = static_cast<std::byte*>(a.mutable_data());
-        obs = std::move(a);
-      }
-      to.rewards = static_cast<double*>(rewards.mutable_data());
-      to.terminated = static_cast<std::uint8_t*>(terminated.mutable_data());
-      to.truncated = static_cast<std::uint8_t*>(truncated.mutable_data());
-    } else {
-      to = buffer_rows(k);
+      // A fresh array for `view`'s rows, stored in `into`; returns where its data starts.
+      const auto fresh = [](const py::object& view, py::object& into) {
+        py::array a = empty_like(view);
+        void* data = a.mutable_data();
+        into = std::move(a);
+        return data;
+      };
+      to.rewards = static_cast<double*>(fresh(rewards_[k], rewards));
+      to.terminated = static_cast<std::uint8_t*>(fresh(terminated_[k], terminated));
+      to.truncated = static_cast<std::uint8_t*>(fresh(truncated_[k], truncated));
+      if (!py::isinstance<py::dict>(obs_[k]) &&
+          (py::reinterpret_borrow<py::array>(obs_[k]).flags() & py::array::c_style))
+        to.obs = static_cast<std::byte*>(fresh(obs_[k], obs));
     }
     std::atomic<bool> any_done{false};
     {
       py::gil_scoped_release free;
-      const auto term = v.terminated(), trunc = v.truncated();
+      const auto& term = v.output_set(k).terminated, &trunc = v.output_set(k).truncated;
       std::uint8_t* const done = b_->done.data();
       v.step(bytes, [&](std::int64_t begin, std::int64_t end) {
         const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
-        copy_rows(to, b, e);
+        if (copy_) copy_rows(to, b, e);
         std::uint8_t any = 0;
         const std::uint8_t *__restrict t = term.data(), *__restrict u = trunc.data();
         std::uint8_t* __restrict d = done;
         for (std::size_t i = b; i < e; ++i) any |= (d[i] = t[i] | u[i]);
-        if (any) any_done.store(true, std::memory_order_relaxed);
+        // Read first: a store from every chunk of every thread would bounce the line between cores.
+        if (any && !any_done.load(std::memory_order_relaxed)) any_done.store(true, std::memory_order_relaxed);
       });
     }
     const bool ended = any_done.load(std::memory_order_relaxed);
-    if (!copy_) {
-      current_ = k;
-      return py::make_tuple(alt_obs_[k], alt_rewards_[k], alt_terminated_[k], alt_truncated_[k], info(ended));
-    }
-    if (!obs) obs = copy_views(obs_);  // Dict observations: copied leaf by leaf after the step
+    if (!copy_) return py::make_tuple(obs_[k], rewards_[k], terminated_[k], truncated_[k], info(ended));
+    if (!obs) obs = copy_views(obs_[k]);  // Dict observations: copied leaf by leaf after the step
     return py::make_tuple(obs, rewards, terminated, truncated, info(ended));
   }
 
@@ -211,9 +198,8 @@ class PyVectorEnv {
   // Drops this object's hold on the envs; views handed out keep them alive until dropped.
   void close() {
     InUse use(busy_, "this vector env");
-    for (auto* x : {&obs_, &final_obs_, &rewards_, &terminated_, &truncated_, &returns_, &lengths_, &done_, &all_true_,
-                    &acting_, &masks_, &alt_obs_[0], &alt_obs_[1], &alt_rewards_[0], &alt_rewards_[1],
-                    &alt_terminated_[0], &alt_terminated_[1], &alt_truncated_[0], &alt_truncated_[1]})
+    for (auto* x : {&final_obs_, &returns_, &lengths_, &done_, &all_true_, &acting_, &masks_, &obs_[0], &obs_[1],
+                    &rewards_[0], &rewards_[1], &terminated_[0], &terminated_[1], &truncated_[0], &truncated_[1]})
       *x = py::none();
     b_ = std::make_shared<Batch>();
   }
@@ -247,19 +233,6 @@ class PyVectorEnv {
     std::memcpy(to.rewards + b, v.rewards().data() + b, rows * sizeof(double));
     std::memcpy(to.terminated + b, v.terminated().data() + b, rows);
     std::memcpy(to.truncated + b, v.truncated().data() + b, rows);
-  }
-
-  // The copy=False buffer k, as copy targets.
-  Rows buffer_rows(int k) const {
-    const auto ku = static_cast<std::size_t>(k);
-    return {b_->obs[ku].data(), b_->rewards[ku].data(), b_->terminated[ku].data(), b_->truncated[ku].data()};
-  }
-
-  // copy=False: the C++ batch into the other of the two buffers; returns its index.
-  int flip() {
-    current_ = 1 - current_;
-    copy_rows(buffer_rows(current_), 0, static_cast<std::size_t>(n_));
-    return current_;
   }
 
   // Checks every row before anything is stepped, so that a bad action leaves the batch as it
@@ -375,16 +348,16 @@ class PyVectorEnv {
 
   std::shared_ptr<Batch> b_;
   bool copy_, next_step_, episode_info_;
-  int current_ = 0;  // copy=False: the buffer the last reset/step returned
   std::vector<std::string> scalar_names_;  // the Info's named values, once known
   bool scalar_names_known_ = false;
   std::int64_t n_ = 0;
   bool masked_ = false, multi_agent_ = false;
   std::vector<std::byte> action_buffer_;
   std::string actions_what_;  // "<id>: actions", the prefix of the actions' error messages
-  // The views (read-only numpy arrays over Batch's buffers), made once.
-  py::object obs_, final_obs_, rewards_, terminated_, truncated_, returns_, lengths_, done_, all_true_, acting_, masks_;
-  py::object alt_obs_[2], alt_rewards_[2], alt_terminated_[2], alt_truncated_[2];
+  // The views (read-only numpy arrays over the C++ batches and Batch's buffers), made once;
+  // obs_[k] ... truncated_[k] over the vector env's output set k.
+  py::object final_obs_, returns_, lengths_, done_, all_true_, acting_, masks_;
+  py::object obs_[2], rewards_[2], terminated_[2], truncated_[2];
   std::atomic<bool> busy_{false};
 };
 

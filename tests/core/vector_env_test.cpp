@@ -149,6 +149,48 @@ TEST(VectorEnv, AfterSliceSeesEveryRowOnceAndFinal) {
   EXPECT_FALSE(called);
 }
 
+// Double buffering: each reset/step writes the other output set, the accessors show the set
+// just written, the other still holds the previous call's outputs as they were, and the
+// results equal a single-buffered vector env's (same-step and next-step autoreset alike).
+TEST(VectorEnv, DoubleBufferingAlternatesSetsAndKeepsThePreviousOutputs) {
+  const int n = 23;
+  for (const AutoresetMode mode : {AutoresetMode::same_step, AutoresetMode::next_step}) {
+    SyncVectorEnv plain(walk_envs(n, 3, 7));
+    ThreadedVectorEnv doubled(walk_envs(n, 3, 7), 2);
+    plain.set_autoreset_mode(mode);
+    doubled.set_autoreset_mode(mode);
+    doubled.enable_double_buffering();
+    plain.reset(3);
+    doubled.reset(3);
+    EXPECT_EQ(doubled.current_output_set(), 1);
+    Rng rng(4);
+    std::vector<std::int64_t> actions(n);
+    std::vector<std::byte> previous_obs(plain.observation_bytes().begin(), plain.observation_bytes().end());
+    std::vector<double> previous_rewards(plain.rewards().begin(), plain.rewards().end());
+    std::vector<std::uint8_t> previous_terminated(plain.terminated().begin(), plain.terminated().end());
+    for (int t = 0; t < 60; ++t) {
+      for (auto& a : actions) a = static_cast<std::int64_t>(rng.below(3));
+      plain.step(std::span<const std::int64_t>(actions));
+      doubled.step(std::span<const std::int64_t>(actions));
+      const int k = doubled.current_output_set();
+      ASSERT_EQ(k, t % 2) << "step " << t;
+      const auto& now = doubled.output_set(k);
+      const auto& before = doubled.output_set(1 - k);
+      ASSERT_EQ(doubled.observation_bytes().data(), now.obs.data());
+      ASSERT_TRUE(std::ranges::equal(now.obs, plain.observation_bytes())) << "step " << t;
+      ASSERT_TRUE(std::ranges::equal(now.rewards, plain.rewards()));
+      ASSERT_TRUE(std::ranges::equal(now.terminated, plain.terminated()));
+      ASSERT_TRUE(std::ranges::equal(now.truncated, plain.truncated()));
+      ASSERT_TRUE(std::ranges::equal(before.obs, previous_obs)) << "step " << t;
+      ASSERT_TRUE(std::ranges::equal(before.rewards, previous_rewards));
+      ASSERT_TRUE(std::ranges::equal(before.terminated, previous_terminated));
+      previous_obs.assign(plain.observation_bytes().begin(), plain.observation_bytes().end());
+      previous_rewards.assign(plain.rewards().begin(), plain.rewards().end());
+      previous_terminated.assign(plain.terminated().begin(), plain.terminated().end());
+    }
+  }
+}
+
 TEST(VectorEnv, EnvErrorInAWorkerThreadReachesTheCaller) {
   ThreadedVectorEnv venv(walk_envs(8), 2);
   venv.reset(0);

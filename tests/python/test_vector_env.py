@@ -232,11 +232,21 @@ class Copies(unittest.TestCase):
 
     def test_copy_can_be_switched(self):
         envs = rlzoo.make_vec("CartPole-v1", 2, copy=False)
+        reference = rlzoo.make_vec("CartPole-v1", 2)
         envs.reset(seed=0)
+        reference.reset(seed=0)
+        zeros = np.zeros(2, dtype=np.int64)
         envs.copy = True
-        a = envs.step(np.zeros(2, dtype=np.int64))[0]
-        b = envs.step(np.zeros(2, dtype=np.int64))[0]
+        a = envs.step(zeros)[0]
+        b = envs.step(zeros)[0]
         self.assertFalse(np.shares_memory(a, b))
+        np.testing.assert_array_equal(a, reference.step(zeros)[0])
+        np.testing.assert_array_equal(b, reference.step(zeros)[0])
+        envs.copy = False  # and back: views again, with the same values as fresh copies
+        for _ in range(3):
+            got, want = envs.step(zeros)[0], reference.step(zeros)[0]
+            self.assertFalse(got.flags.writeable)
+            np.testing.assert_array_equal(got, want)
 
 
 if __name__ == "__main__":
