@@ -13,9 +13,9 @@
 // alternate from step to step (VectorEnv::enable_double_buffering: no copy, no allocation) for
 // the observations, rewards and flags: what a step returns stays valid through the next step
 // and is overwritten by the one after, so keeping the previous observation (SB3's _last_obs)
-// is safe. The info's arrays (final_obs, the
-// episode statistics, action_mask, acting_agent) are views of the live buffers. copy=True (the default) returns fresh arrays, with the masked-off rows of
-// the final-step entries zeroed.
+// is safe. The info's arrays (final_obs, the episode statistics, action_mask, acting_agent)
+// are views of the live buffers. copy=True (the default) returns fresh arrays, with the
+// masked-off rows of the final-step entries zeroed.
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
