@@ -10,6 +10,24 @@
 
 namespace rlzoo {
 
+namespace {
+
+// Runs write(); if it throws, runs back() and rethrows. The output sets: a reset, step or
+// load_state that throws goes back to the set the last complete call wrote, so that with
+// double buffering what that call returned stays as it was (a caller may hold it) and the
+// next call writes the other set again.
+template <class Write, class Back>
+void back_on_throw(Write&& write, Back&& back) {
+  try {
+    write();
+  } catch (...) {
+    back();
+    throw;
+  }
+}
+
+}  // namespace
+
 VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(envs)) {
   if (envs_.empty()) throw UserError("a vector env needs at least one env");
   for (const auto& e : envs_) {
@@ -46,7 +64,8 @@ void VectorEnv::enable_double_buffering() {
 
 void VectorEnv::reset(std::optional<std::uint64_t> seed) {
   next_output_set();
-  for_slices([&](std::int64_t b, std::int64_t e) { reset_range(b, e, seed); });
+  back_on_throw([&] { for_slices([&](std::int64_t b, std::int64_t e) { reset_range(b, e, seed); }); },
+                [&] { next_output_set(); });
 }
 
 void VectorEnv::reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed) {
@@ -82,16 +101,21 @@ void VectorEnv::set_autoreset_mode(AutoresetMode mode) {
 void VectorEnv::step(ConstBytes actions) {
   check_action_bytes(actions);
   next_output_set();
-  for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); });
+  back_on_throw([&] { for_slices([&](std::int64_t b, std::int64_t e) { step_range(b, e, actions); }); },
+                [&] { next_output_set(); });
 }
 
 void VectorEnv::step(ConstBytes actions, const std::function<void(std::int64_t, std::int64_t)>& after_slice) {
   check_action_bytes(actions);
   next_output_set();
-  for_slices([&](std::int64_t b, std::int64_t e) {
-    step_range(b, e, actions);
-    after_slice(b, e);
-  });
+  back_on_throw(
+      [&] {
+        for_slices([&](std::int64_t b, std::int64_t e) {
+          step_range(b, e, actions);
+          after_slice(b, e);
+        });
+      },
+      [&] { next_output_set(); });
 }
 
 void VectorEnv::check_action_bytes(ConstBytes actions) const {
@@ -254,8 +278,18 @@ void VectorEnv::load_state(const nlohmann::json& state) {
                                   "pending; set that mode before loading it",
                                   spec().id));
   }
-  for (std::size_t k = 0; k < envs_.size(); ++k)
-    envs_[k]->load_state(envs[k], Bytes(out().obs.data() + k * obs_bytes_, obs_bytes_));
+  // Into the next output set, as a reset writes, with the rewards and flags of a reset.
+  next_output_set();
+  back_on_throw(
+      [&] {
+        OutputSet& o = out();
+        for (std::size_t k = 0; k < envs_.size(); ++k)
+          envs_[k]->load_state(envs[k], Bytes(o.obs.data() + k * obs_bytes_, obs_bytes_));
+        std::fill(o.rewards.begin(), o.rewards.end(), 0.0);
+        std::fill(o.terminated.begin(), o.terminated.end(), 0);
+        std::fill(o.truncated.begin(), o.truncated.end(), 0);
+      },
+      [&] { next_output_set(); });
   reset_next_ = std::move(pending);
   for (std::size_t k = 0; k < envs_.size(); ++k) write_mask_row(k);
 }

@@ -82,10 +82,12 @@ class VectorEnv {
   std::span<const std::uint8_t> truncated() const { return out().truncated; }
 
   // Double buffering, for callers that hand the batches out without copying them (the Python
-  // binding's copy=False): once on, each reset() and step() writes the observations, rewards
-  // and flags into the other of two sets, so what the previous call wrote stays as it was until
-  // the call after; the accessors above show the set written last, output_set() index k.
-  // Off by default (one set). Turning it on allocates the second set; it cannot be turned off.
+  // binding's copy=False): once on, each reset(), step() and load_state() writes the
+  // observations, rewards and flags into the other of two sets, so what the previous call wrote
+  // stays as it was until the call after; the accessors above show the set written last,
+  // output_set() index k. A call that throws leaves the set of the last complete call current
+  // (with the rows it had written into the other set). Off by default (one set). Turning it on
+  // allocates the second set; it cannot be turned off.
   void enable_double_buffering();
   int current_output_set() const { return current_; }
   struct OutputSet {
@@ -104,7 +106,8 @@ class VectorEnv {
   std::span<const std::uint8_t> action_masks() const { return masks_; }
 
   // Every env's state and the current observation batch, for checkpoints that resume bit for
-  // bit. Throws UserError when an env cannot save its state.
+  // bit; load_state() leaves rewards and flags 0, as reset() does. Throws UserError when an env
+  // cannot save its state.
   nlohmann::json save_state() const;
   void load_state(const nlohmann::json& state);
 

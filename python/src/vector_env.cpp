@@ -189,7 +189,10 @@ class PyVectorEnv {
   }
   std::int64_t num_envs() const { return n_; }
   bool copy() const { return copy_; }
-  void set_copy(bool c) { copy_ = c; }
+  void set_copy(bool c) {
+    InUse use(busy_, "this vector env");  // not while a step (which reads copy_ on its threads) runs
+    copy_ = c;
+  }
   int num_threads() const {
     const auto* t = dynamic_cast<const ThreadedVectorEnv*>(&venv());
     return t ? t->num_threads() : 1;

@@ -255,6 +255,25 @@ TEST(VectorEnv, AnEnvThatThrowsIsNamedWithItsStepAndIndex) {
   }
 }
 
+// Double buffered, a step that throws leaves the last complete step's set current and as it
+// was (a caller may hold it), and the next step writes the other set again.
+TEST(VectorEnv, AStepThatThrowsLeavesTheLastCompleteOutputSetCurrent) {
+  std::vector<std::unique_ptr<Env>> envs = walk_envs(4, 100);
+  envs[3] = std::make_unique<FailingWalkEnv>(5, true);  // in the second thread's slice
+  ThreadedVectorEnv venv(std::move(envs), 2);
+  venv.enable_double_buffering();
+  venv.reset(0);
+  std::vector<std::int64_t> actions(4, 2);  // every walk moves: each step changes rows 0-2
+  for (int i = 0; i < 4; ++i) venv.step(std::span<const std::int64_t>(actions));
+  const int k = venv.current_output_set();
+  const std::vector<std::byte> obs(venv.observation_bytes().begin(), venv.observation_bytes().end());
+  const std::vector<double> rewards(venv.rewards().begin(), venv.rewards().end());
+  EXPECT_THROW(venv.step(std::span<const std::int64_t>(actions)), EnvError);
+  EXPECT_EQ(venv.current_output_set(), k);
+  EXPECT_TRUE(std::ranges::equal(venv.observation_bytes(), obs));
+  EXPECT_TRUE(std::ranges::equal(venv.rewards(), rewards));
+}
+
 // A walk that writes Inf into its observation at episode step `at` (and ends there when `ends`).
 class NonFiniteWalkEnv : public test::WalkEnv {
  public:
