@@ -40,6 +40,33 @@ namespace rlzoo {
   return acc == 0;
 }
 
+// Converts n doubles to float32 into dst and returns whether every float is finite. The floats
+// are checked in registers before they are stored: an env that writes its observation this way
+// can set StepResult::checked_finite, and Env::step then does not read the row back (a load of
+// what was just stored, at the end of a step's long chain of dependent arithmetic, cost a
+// CartPole step ~7 ns on an AMD EPYC core where the whole step takes ~70). Four doubles take
+// two conversions and one store.
+[[gnu::always_inline]] inline bool store_float32s_checked(const double* src, float* dst, std::size_t n) {
+#if defined(__SSE2__)
+  if (n == 4) {
+    const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(src)), _mm_cvtpd_ps(_mm_loadu_pd(src + 2)));
+    _mm_storeu_ps(dst, f);
+    const __m128 zero_if_finite = _mm_sub_ps(f, f);
+    return _mm_movemask_ps(_mm_cmpunord_ps(zero_if_finite, zero_if_finite)) == 0;
+  }
+#endif
+  float acc = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float f = static_cast<float>(src[i]);
+    dst[i] = f;
+    acc += f - f;
+#if defined(__x86_64__)
+    asm("" : "+x"(acc));  // keeps GCC from vectorising a loop over a few elements
+#endif
+  }
+  return acc == 0;
+}
+
 [[gnu::always_inline]] inline bool float64s_are_finite(const double* v, std::size_t n) {
   double acc = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -61,6 +61,11 @@ struct StepResult {
   double reward = 0.0;
   bool terminated = false;
   bool truncated = false;
+  // Set by an env's do_step() that has itself found its reward and every float of the
+  // observation it wrote finite (NaN/Inf-free), typically in registers before the store
+  // (store_float32s_checked): Env::step() then skips its own check, which would read the
+  // observation back from memory. Left false, Env::step() checks, and names a bad value.
+  bool checked_finite = false;
   bool done() const { return terminated || truncated; }
 };
 
@@ -130,7 +135,11 @@ class Env {
   // Throws EnvError (a UserError) for a malformed or illegal action, or when the episode has
   // ended and reset() was not called; what the env itself throws arrives as EnvError or
   // EnvFailure naming the env and the episode step (see EnvError).
-  StepResult step(ConstBytes action, Bytes obs) { return step_impl<true>(action, obs); }
+  StepResult step(ConstBytes action, Bytes obs) {
+    StepResult r;
+    step_impl<true>(action, obs, r);
+    return r;
+  }
   // Conveniences for the common cases.
   StepResult step(std::int64_t discrete_action, Bytes obs) { return step(bytes_of(discrete_action), obs); }
   StepResult step(std::span<const float> box_action, Bytes obs) { return step(std::as_bytes(box_action), obs); }
@@ -139,7 +148,18 @@ class Env {
   // the observation, which the caller makes over its whole batch at once, calling
   // check_observation() for a row that fails it (and for a final observation before the reset
   // overwrites it). The rest, the reward's check included, as step().
-  StepResult step_leaving_observation_check(ConstBytes action, Bytes obs) { return step_impl<false>(action, obs); }
+  StepResult step_leaving_observation_check(ConstBytes action, Bytes obs) {
+    StepResult r;
+    step_impl<false>(action, obs, r);
+    return r;
+  }
+  // The two above with the result written into `out`: in a caller's loop, GCC keeps a returned
+  // StepResult packed in one register and unpacks it field by field (a dozen instructions per
+  // step); written into a local it stays four scalars.
+  void step(ConstBytes action, Bytes obs, StepResult& out) { step_impl<true>(action, obs, out); }
+  void step_leaving_observation_check(ConstBytes action, Bytes obs, StepResult& out) {
+    step_impl<false>(action, obs, out);
+  }
   // Returns when `obs` (what this env just wrote) is finite; otherwise throws EnvError naming
   // this env, its episode step and the element.
   void check_observation(ConstBytes obs) const;
@@ -218,7 +238,7 @@ class Env {
   // observation is checked for NaN/Inf.
   void derive_step_plan();
   template <bool kCheckObservation>
-  StepResult step_impl(ConstBytes action, Bytes obs);
+  void step_impl(ConstBytes action, Bytes obs, StepResult& out);
   bool observation_is_finite(ConstBytes obs) const {
     if (finite_check_ == FiniteCheck::Float32) [[likely]]
       return float32s_are_finite(reinterpret_cast<const float*>(obs.data()), finite_count_);
@@ -281,7 +301,7 @@ class Env {
 // inlines its bookkeeping around the one virtual call to do_step() (the call's own prologue
 // and epilogue were a tenth of a CartPole step); the error paths are out of line.
 template <bool kCheckObservation>
-inline StepResult Env::step_impl(ConstBytes action, Bytes obs) {
+inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out) {
   if (needs_reset_) [[unlikely]]
     throw_step_without_reset();
   RLZOO_CHECK(obs.size() == obs_bytes_);
@@ -289,26 +309,40 @@ inline StepResult Env::step_impl(ConstBytes action, Bytes obs) {
   if (!discrete_action_is_legal(action) && !float32_box_action_is_acceptable(action)) validate_action(action);
   info_.episode_done = false;
   info_.num_scalars = 0;
-  StepResult r;
+  StepResult d;
   try {
-    r = do_step(action, obs);
+    d = do_step(action, obs);
   } catch (...) {
     rethrow_naming_env_at_step(elapsed_ + 1);
   }
+  // Taken apart into scalars and put together once at the end: GCC keeps a StepResult that
+  // came back in a register packed, and packed it again after each change of a field (a dozen
+  // instructions per step in a vector env's loop).
+  const double reward = d.reward;
+  const bool terminated = d.terminated;
+  bool checked_finite = d.checked_finite;
   const std::int64_t elapsed = ++elapsed_;
   if (!is_wrapper_) [[likely]] {
     // What an env returns is checked where it is made (wrappers only pass it on): a NaN or Inf
     // would otherwise reach a learner's loss and surface far from its cause.
-    if (!std::isfinite(r.reward) || (kCheckObservation && !observation_is_finite(obs))) [[unlikely]]
-      throw_non_finite(r.reward, obs, elapsed);
-    single_agent_reward_ = r.reward;  // agent_rewards() of a single-agent env; unused otherwise
-    episode_return_ += r.reward;
+    if (!checked_finite) {
+      if (!std::isfinite(reward) || (kCheckObservation && !observation_is_finite(obs))) [[unlikely]]
+        throw_non_finite(reward, obs, elapsed);
+    }
+    single_agent_reward_ = reward;  // agent_rewards() of a single-agent env; unused otherwise
+    episode_return_ += reward;
+  } else {
+    checked_finite = false;  // the wrapped env's claim, not about what this wrapper wrote
   }
   // Truncated when a limit is set and reached: without one, 0 - 1 wraps to the largest value.
-  if (static_cast<std::uint64_t>(time_limit_ - 1) < static_cast<std::uint64_t>(elapsed)) r.truncated = true;
-  if (r.terminated || r.truncated) [[unlikely]]
+  const bool truncated =
+      d.truncated | (static_cast<std::uint64_t>(time_limit_ - 1) < static_cast<std::uint64_t>(elapsed));
+  if (terminated || truncated) [[unlikely]]
     end_episode();
-  return r;
+  out.reward = reward;
+  out.terminated = terminated;
+  out.truncated = truncated;
+  out.checked_finite = checked_finite;
 }
 
 // An env whose internal state is a vector of doubles that can be read and set (the state

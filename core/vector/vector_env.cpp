@@ -134,8 +134,9 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
     step_envs<true>(o, begin, end, actions);
     return;
   }
-  step_envs<false>(o, begin, end, actions);
-  // The observations these envs wrote, checked for NaN/Inf in one pass over the rows.
+  // The observations these envs wrote, checked for NaN/Inf in one pass over the rows, unless
+  // every env checked its own before writing it (StepResult::checked_finite).
+  if (step_envs<false>(o, begin, end, actions)) return;
   const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
   if (!float32s_are_finite(reinterpret_cast<const float*>(o.obs.data() + b * obs_bytes_), (e - b) * obs_bytes_ / 4))
     [[unlikely]]
@@ -143,7 +144,7 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
 }
 
 template <bool kEnvChecksObservation>
-void VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {
+bool VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {
   std::byte* const obs = o.obs.data();
   double* const rewards = o.rewards.data();
   std::uint8_t *const terminated = o.terminated.data(), *const truncated = o.truncated.data();
@@ -155,6 +156,7 @@ void VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, Co
   constexpr std::size_t kMaxPending = 32;
   std::array<std::size_t, kMaxPending> pending;
   std::size_t num_pending = 0;
+  bool all_checked = true;
   const auto reset_pending = [&] {
     for (std::size_t j = 0; j < num_pending; ++j) {
       const std::size_t k = pending[j];
@@ -174,12 +176,19 @@ void VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, Co
     bool ended = false;
     try {
       const ConstBytes a(act + k * ab, ab);
-      const StepResult r = kEnvChecksObservation ? env.step(a, row) : env.step_leaving_observation_check(a, row);
+      StepResult r;
+      if constexpr (kEnvChecksObservation)
+        env.step(a, row, r);
+      else
+        env.step_leaving_observation_check(a, row, r);
       rewards[k] = r.reward;
       terminated[k] = r.terminated;
       truncated[k] = r.truncated;
+      all_checked &= r.checked_finite;
       if (r.terminated || r.truncated) [[unlikely]] {
-        if constexpr (!kEnvChecksObservation) env.check_observation(row);  // before the reset overwrites it
+        if constexpr (!kEnvChecksObservation) {
+          if (!r.checked_finite) env.check_observation(row);  // before the reset overwrites it
+        }
         std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
         const Info& info = env.info();
         episode_returns_[k] = info.episode_return;
@@ -197,6 +206,7 @@ void VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, Co
     }
   }
   reset_pending();
+  return all_checked;
 }
 
 void VectorEnv::step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {

@@ -119,9 +119,10 @@ class VectorEnv {
  private:
   void check_action_bytes(ConstBytes actions) const;
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
-  // Rows [begin, end) into the current output set `o`.
+  // Rows [begin, end) into the current output set `o`. Returns whether every env that stepped
+  // found its own reward and observation finite (StepResult::checked_finite).
   template <bool kEnvChecksObservation>
-  void step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
+  bool step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   void step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   // Row k of the action masks from env k (all 1 while its next-step reset is pending). The
   // same-step loop copies its rows itself (no reset is pending there).

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numbers>
 
+#include "core/common/finite_floats.h"
 #include "envs/classic_control/numerics.h"
 
 namespace rlzoo {
@@ -82,8 +83,10 @@ StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
 
   StepResult r;
   r.terminated = x < -kXThreshold || x > kXThreshold || theta < -kThetaThreshold || theta > kThetaThreshold;
-  r.reward = config_.sutton_barto_reward ? (r.terminated ? -1.0 : 0.0) : 1.0;
-  write_obs(obs);
+  r.reward = config_.sutton_barto_reward ? (r.terminated ? -1.0 : 0.0) : 1.0;  // always finite
+  // The observation is checked as it is written (a state set from outside can overflow float32
+  // or hold a NaN); when it is not finite, Env::step checks again and names the element.
+  r.checked_finite = store_float32s_checked(state_.data(), reinterpret_cast<float*>(obs.data()), 4);
   return r;
 }
 

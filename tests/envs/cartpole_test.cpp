@@ -5,6 +5,9 @@
 
 #include "core/config/context.h"
 #include "core/env/conformance.h"
+#include "core/registry/env_registry.h"
+#include "core/vector/vector_env.h"
+#include "core/wrappers/wrappers.h"
 #include "envs/classic_control/cartpole.h"
 #include "tests/envs/env_test_util.h"
 
@@ -175,6 +178,63 @@ TEST(CartPole, KwargErrorsNameTheKey) {
 TEST(CartPole, SetStateChecksTheSize) {
   EnvHarness h("CartPole-v1");
   EXPECT_THROW(h.set_state({0, 0, 0}), UserError);
+}
+
+// CartPole checks its observation in registers as it writes it (StepResult::checked_finite),
+// so Env::step does not read it back; a state set from outside can still make it NaN or
+// overflow float32, and then Env::step's own check names the element.
+TEST(CartPole, ANonFiniteObservationIsStillNamed) {
+  EnvHarness h("CartPole-v1");
+  EXPECT_TRUE(h.step(1).checked_finite);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // A NaN velocity spreads to x_dot, theta and theta_dot; NaN fails no threshold, so the
+  // episode goes on. theta_dot = 1e30 (a float32 value) ends it with x_dot and theta_dot
+  // beyond float32's range.
+  for (const std::vector<double>& state : {std::vector<double>{0, 0, 0, nan}, std::vector<double>{0, 0, 0.1, 1e30}}) {
+    h.reset();
+    try {
+      h.step_from(state, 1);
+      FAIL() << "a non-finite observation was accepted from state [" << state[2] << ", " << state[3] << "]";
+    } catch (const EnvError& e) {
+      EXPECT_STREQ(e.what(), "env CartPole-v1, episode step 1: observation element 1 is not finite");
+    }
+  }
+}
+
+TEST(CartPole, AWrapperDoesNotPassOnTheFiniteCheckClaim) {
+  TimeLimit wrapped(make_env("CartPole-v1"), 10);
+  std::vector<float> obs(4);
+  wrapped.reset(3, std::as_writable_bytes(std::span(obs)));
+  EXPECT_FALSE(wrapped.step(1, std::as_writable_bytes(std::span(obs))).checked_finite);
+}
+
+// CartPole checks its own observations (StepResult::checked_finite) and the vector env then
+// skips its pass over the batch; a row that goes NaN or Inf is still named with its index,
+// on a step that ends the episode (theta_dot 1e30) and on one that does not (NaN).
+TEST(CartPole, ANonFiniteRowOfAVectorEnvIsNamedWithItsIndex) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int threads : {0, 2}) {
+    for (const std::vector<double>& state : {std::vector<double>{0, 0, 0, nan}, std::vector<double>{0, 0, 0.1, 1e30}}) {
+      std::unique_ptr<VectorEnv> venv;
+      if (threads == 0) venv = std::make_unique<SyncVectorEnv>(make_envs("CartPole-v1", 4));
+      else venv = std::make_unique<ThreadedVectorEnv>(make_envs("CartPole-v1", 4), threads);
+      venv->reset(0);
+      std::vector<std::int64_t> actions(4, 1);
+      venv->step(std::span<const std::int64_t>(actions));
+      std::vector<float> scratch(4);
+      dynamic_cast<StateAccess&>(venv->env(2)).set_state(state, std::as_writable_bytes(std::span(scratch)));
+      std::string message;
+      try {
+        venv->step(std::span<const std::int64_t>(actions));
+      } catch (const EnvError& e) {
+        message = e.what();
+      }
+      EXPECT_NE(message.find("env CartPole-v1, episode step 2: observation element 1 is not finite"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find("vector env index 2 of 4"), std::string::npos)
+          << "threads " << threads << ", theta_dot " << state[3] << ": " << message;
+    }
+  }
 }
 
 TEST(CartPole, Conformance) {
