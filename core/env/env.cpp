@@ -76,11 +76,11 @@ void Env::derive_step_plan() {
   }
   if (finite_check_ == FiniteCheck::Float32 || finite_check_ == FiniteCheck::Float64)
     finite_count_ = static_cast<std::size_t>(os.numel());
-  discrete_action_ = as.kind() == SpaceKind::Discrete && as.byte_size() == sizeof(std::int64_t);
-  action_start_ = discrete_action_ ? as.start() : 0;
-  action_n_ = discrete_action_ ? as.n() : 0;
+  const bool discrete = as.kind() == SpaceKind::Discrete && as.byte_size() == sizeof(std::int64_t);
+  action_start_ = discrete ? as.start() : 0;
+  action_n_ = discrete ? as.n() : 0;
   action_floats_ = as.is_box() && as.dtype() == DType::Float32 ? static_cast<std::size_t>(as.numel()) : 0;
-  time_limit_ = spec_.max_episode_steps;
+  set_steps_within_limit();
   step_plan_stale_ = false;
 }
 
@@ -99,14 +99,25 @@ bool Env::observation_is_finite_slow(ConstBytes obs) const {
   return true;
 }
 
+void Env::step_run(StepRun& run) { step_run_virtual(run); }
+
+void Env::step_run_virtual(StepRun& run) {
+  step_run_loop(run, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
+}
+
 void Env::check_observation(ConstBytes obs) const {
   if (!observation_is_finite(obs)) check_finite_observation(obs, elapsed_);
+}
+
+void Env::set_steps_within_limit() {
+  // Without a limit (0), 0 - 1 wraps to the largest value.
+  steps_within_limit_ = static_cast<std::uint64_t>(spec_.max_episode_steps) - 1;
 }
 
 void Env::set_max_episode_steps(std::int64_t steps) {
   if (steps < 0) throw UserError(fmt::format("env {}: max_episode_steps must be >= 0, got {}", spec_.id, steps));
   spec_.max_episode_steps = steps;
-  time_limit_ = steps;
+  set_steps_within_limit();
 }
 
 void Env::forward_views_to(const Env& inner) {
@@ -126,6 +137,7 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   info_.episode_done = false;
   info_.num_scalars = 0;
   info_.acting_agent = 0;
+  info_written_ = false;
   elapsed_ = 0;
   episode_return_ = 0.0;
   try {

@@ -33,6 +33,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -67,6 +68,29 @@ struct StepResult {
   // observation back from memory. Left false, Env::step() checks, and names a bad value.
   bool checked_finite = false;
   bool done() const { return terminated || truncated; }
+};
+
+class Env;
+
+// A run of envs stepped in one loop (a vector env's inner loop, see Env::step_run): env i takes
+// the action at actions + i * action_bytes, writes its observation at obs + i * obs_bytes and
+// its StepResult's fields into rewards[i], terminated[i] and truncated[i].
+struct StepRun {
+  Env* const* envs = nullptr;
+  std::size_t count = 0;
+  const std::byte* actions = nullptr;
+  std::size_t action_bytes = 0;
+  std::byte* obs = nullptr;
+  std::size_t obs_bytes = 0;
+  double* rewards = nullptr;
+  std::uint8_t* terminated = nullptr;
+  std::uint8_t* truncated = nullptr;
+  // Out: the indices of the envs whose episode ended (room for `count`), whether every env's
+  // StepResult::checked_finite was set, and, when an env throws, the index of that env.
+  std::uint32_t* ended = nullptr;
+  std::size_t num_ended = 0;
+  bool all_checked_finite = true;
+  std::size_t failed = 0;
 };
 
 // A few named scalars an env reports per step (e.g. "x_position"). Names must be string
@@ -160,9 +184,21 @@ class Env {
   void step_leaving_observation_check(ConstBytes action, Bytes obs, StepResult& out) {
     step_impl<false>(action, obs, out);
   }
+  // Steps every env of `run` as step_leaving_observation_check() does. All of them are of this
+  // env's own dynamic type. The default calls each env's do_step() through the vtable; an env
+  // type can override it with a loop in which its do_step() inlines (see step_run_with()), which
+  // takes the call, its prologue and the packing of the StepResult out of every step of a
+  // vector env.
+  virtual void step_run(StepRun& run);
+  // The default's loop, for a run of envs of mixed types.
+  static void step_run_virtual(StepRun& run);
+
   // Returns when `obs` (what this env just wrote) is finite; otherwise throws EnvError naming
   // this env, its episode step and the element.
   void check_observation(ConstBytes obs) const;
+  // Whether step() checks this env's observation for NaN/Inf: it has a float leaf and is not a
+  // wrapper (a wrapper passes on what the env it wraps wrote, and that env checked it).
+  bool checks_observations() const { return finite_check_ != FiniteCheck::None && !is_wrapper_; }
   // Whether this env's observation is one float32 Box and the env itself checks it (not a
   // wrapper): then a batch of its observations can be checked as one float array.
   bool checks_float32_observations() const { return finite_check_ == FiniteCheck::Float32 && !is_wrapper_; }
@@ -205,7 +241,11 @@ class Env {
   virtual nlohmann::json do_save_state() const;
   virtual void do_load_state(const nlohmann::json& state, Bytes obs);
 
-  Info& mutable_info() { return info_; }
+  // Scalars an env sets last until its next step() or reset() (which clear them).
+  Info& mutable_info() {
+    info_written_ = true;  // step() clears num_scalars only then: it need not touch info_ otherwise
+    return info_;
+  }
   std::span<double> mutable_agent_rewards() { return agent_rewards_; }
   std::span<std::uint8_t> mutable_action_mask() { return mask_; }
   void set_candidates(CandidateView c) { candidates_ = c; }
@@ -214,6 +254,19 @@ class Env {
   EnvSpec& mutable_spec() {
     step_plan_stale_ = true;
     return spec_;
+  }
+
+  // For the step_run() override of a final env class E: steps every env of `run` (all of type E)
+  // with `do_step_of(E&, action, obs)` in place of the virtual do_step(). With do_step() defined
+  // in the same file, it inlines into the loop:
+  //   void E::step_run(StepRun& run) {
+  //     step_run_with<E>(run, [](E& e, ConstBytes a, Bytes o) { return e.E::do_step(a, o); });
+  //   }
+  // (E must be final: a class derived from E would inherit a loop that skips its own do_step.)
+  template <class E, class DoStep>
+  static void step_run_with(StepRun& run, DoStep do_step_of) {
+    static_assert(std::is_final_v<E>, "step_run_with<E>: E must be a final class");
+    step_run_loop(run, [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); });
   }
 
   // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
@@ -237,8 +290,17 @@ class Env {
   // object instead of walking Space objects): the Discrete action's range, and how the
   // observation is checked for NaN/Inf.
   void derive_step_plan();
+  void set_steps_within_limit();  // from spec_.max_episode_steps
+  template <class DoStep>
+  static void step_run_loop(StepRun& run, DoStep do_step_of);
+  // do_step_of(*this, action, obs) calls do_step(): through the vtable, or directly from an
+  // env type's step_run().
+  template <bool kCheckObservation, class DoStep>
+  void step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
   template <bool kCheckObservation>
-  void step_impl(ConstBytes action, Bytes obs, StepResult& out);
+  void step_impl(ConstBytes action, Bytes obs, StepResult& out) {
+    step_impl<kCheckObservation>(action, obs, out, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
+  }
   bool observation_is_finite(ConstBytes obs) const {
     if (finite_check_ == FiniteCheck::Float32) [[likely]]
       return float32s_are_finite(reinterpret_cast<const float*>(obs.data()), finite_count_);
@@ -252,17 +314,18 @@ class Env {
   }
   // A Discrete action in range and legal: the common case, checked inline by step().
   bool discrete_action_is_legal(ConstBytes action) const {
-    if (!discrete_action_ || action.size() != sizeof(std::int64_t)) return false;
+    if (action.size() != sizeof(std::int64_t)) return false;  // action_n_ is 0 unless Discrete
     std::int64_t a;
     std::memcpy(&a, action.data(), sizeof a);
     const auto i = static_cast<std::uint64_t>(a - action_start_);  // below 0 wraps to a huge value
     return i < static_cast<std::uint64_t>(action_n_) && (mask_view_.empty() || mask_view_[i]);
   }
 
-  // Layout: step() touches the head of info_ (next to the vtable pointer) and the step block at
-  // the end of this object (next to the derived env's own state), three cache lines of an env
-  // where it once touched nine: a 1024-env vector env steps 3.4 MB of env objects, mostly the
-  // Rng's state, so each line is a likely cache miss there.
+  // Layout: step() touches the step block at the end of this object (next to the derived env's
+  // own state), and the vtable pointer for the call to do_step() unless a vector env's
+  // step_run() inlined it; info_ only when the env wrote into it. Two or three cache lines of an
+  // env where it once touched nine: a 1024-env vector env steps 3.4 MB of env objects, mostly
+  // the Rng's state, so each line is a likely cache miss there.
   Info info_;
   EnvSpec spec_;
   std::vector<double> agent_reward_storage_;  // num_agents > 1
@@ -284,13 +347,15 @@ class Env {
   bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
   bool is_wrapper_ = false;
   bool strict_actions_ = false;
-  bool discrete_action_ = false;  // a Discrete action space: range and mask checked inline
+  bool info_written_ = false;  // mutable_info() was called since step() last cleared num_scalars
   FiniteCheck finite_check_ = FiniteCheck::None;
   std::size_t obs_bytes_ = 0;
   std::size_t finite_count_ = 0;  // Float32/Float64: the Box's elements
-  std::int64_t action_start_ = 0, action_n_ = 0;
+  std::int64_t action_start_ = 0, action_n_ = 0;  // a Discrete int64 action space, else n 0
   std::size_t action_floats_ = 0;  // a float32 Box action space: its elements (checked inline)
-  std::int64_t time_limit_ = 0;  // spec_.max_episode_steps (0: none), kept here for step()
+  // The most steps an episode takes without reaching the time limit: spec_.max_episode_steps - 1,
+  // or the largest value without a limit. Kept here for step().
+  std::uint64_t steps_within_limit_ = ~std::uint64_t{0};
   std::int64_t elapsed_ = 0;
   double episode_return_ = 0.0;
   double single_agent_reward_ = 0.0;
@@ -300,18 +365,23 @@ class Env {
 // step() is defined here, in the header, so that a vector env's loop or a caller's own loop
 // inlines its bookkeeping around the one virtual call to do_step() (the call's own prologue
 // and epilogue were a tenth of a CartPole step); the error paths are out of line.
-template <bool kCheckObservation>
-inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out) {
+template <bool kCheckObservation, class DoStep>
+inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of) {
   if (needs_reset_) [[unlikely]]
     throw_step_without_reset();
   RLZOO_CHECK(obs.size() == obs_bytes_);
   // The common cases inline, everything else (and every error message) in validate_action.
   if (!discrete_action_is_legal(action) && !float32_box_action_is_acceptable(action)) validate_action(action);
-  info_.episode_done = false;
-  info_.num_scalars = 0;
+  // info_ is left alone unless the env wrote into it (its line of the env object then stays
+  // out of a vector env's loop). episode_done needs no clearing: only reset() follows the step
+  // that set it, and reset() clears it.
+  if (info_written_) [[unlikely]] {
+    info_.num_scalars = 0;
+    info_written_ = false;
+  }
   StepResult d;
   try {
-    d = do_step(action, obs);
+    d = do_step_of(*this, action, obs);
   } catch (...) {
     rethrow_naming_env_at_step(elapsed_ + 1);
   }
@@ -334,15 +404,45 @@ inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out) {
   } else {
     checked_finite = false;  // the wrapped env's claim, not about what this wrapper wrote
   }
-  // Truncated when a limit is set and reached: without one, 0 - 1 wraps to the largest value.
-  const bool truncated =
-      d.truncated | (static_cast<std::uint64_t>(time_limit_ - 1) < static_cast<std::uint64_t>(elapsed));
+  const bool truncated = d.truncated | (static_cast<std::uint64_t>(elapsed) > steps_within_limit_);
   if (terminated || truncated) [[unlikely]]
     end_episode();
   out.reward = reward;
   out.terminated = terminated;
   out.truncated = truncated;
   out.checked_finite = checked_finite;
+}
+
+template <class DoStep>
+inline void Env::step_run_loop(StepRun& run, DoStep do_step_of) {
+  // Locals: the stores into the envs could alias `run` as far as the compiler knows.
+  Env* const* const envs = run.envs;
+  const std::size_t n = run.count, ab = run.action_bytes, ob = run.obs_bytes;
+  const std::byte* const actions = run.actions;
+  std::byte* const obs = run.obs;
+  double* const rewards = run.rewards;
+  std::uint8_t *const terminated = run.terminated, *const truncated = run.truncated;
+  std::uint32_t* const ended = run.ended;
+  std::size_t num_ended = 0;
+  bool all_checked = true;
+  std::size_t i = 0;
+  try {
+    for (; i < n; ++i) {
+      StepResult r;
+      envs[i]->step_impl<false>(ConstBytes(actions + i * ab, ab), Bytes(obs + i * ob, ob), r, do_step_of);
+      rewards[i] = r.reward;
+      terminated[i] = r.terminated;
+      truncated[i] = r.truncated;
+      all_checked &= r.checked_finite;
+      if (r.terminated || r.truncated) [[unlikely]]
+        ended[num_ended++] = static_cast<std::uint32_t>(i);
+    }
+  } catch (...) {
+    run.failed = i;
+    throw;
+  }
+  run.num_ended = num_ended;
+  run.all_checked_finite = all_checked;
 }
 
 // An env whose internal state is a vector of doubles that can be read and set (the state

@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <typeinfo>
 #include <fmt/format.h>
 
 #include "core/registry/env_registry.h"
@@ -52,6 +53,9 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs) : envs_(std::move(e
   reset_next_.assign(n, 0);
   masks_.assign(n * mask_size_, 0);
   batch_finite_check_ = std::all_of(envs_.begin(), envs_.end(), [](const auto& e) { return e->checks_float32_observations(); });
+  env_ptrs_.reserve(n);
+  for (const auto& e : envs_) env_ptrs_.push_back(e.get());
+  one_env_type_ = std::all_of(envs_.begin(), envs_.end(), [&](const auto& e) { return typeid(*e) == typeid(*envs_[0]); });
 }
 
 VectorEnv::~VectorEnv() = default;
@@ -130,82 +134,67 @@ void VectorEnv::step_range(std::int64_t begin, std::int64_t end, ConstBytes acti
     step_envs_next_step(o, begin, end, actions);
     return;
   }
-  if (!batch_finite_check_) {
-    step_envs<true>(o, begin, end, actions);
-    return;
-  }
   // The observations these envs wrote, checked for NaN/Inf in one pass over the rows, unless
-  // every env checked its own before writing it (StepResult::checked_finite).
-  if (step_envs<false>(o, begin, end, actions)) return;
+  // every env checked its own before writing it (StepResult::checked_finite); envs that are not
+  // checked as one float batch were checked row by row (step_envs).
+  if (step_envs(o, begin, end, actions) || !batch_finite_check_) return;
   const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
   if (!float32s_are_finite(reinterpret_cast<const float*>(o.obs.data() + b * obs_bytes_), (e - b) * obs_bytes_ / 4))
     [[unlikely]]
     report_non_finite_row(begin, end);
 }
 
-template <bool kEnvChecksObservation>
 bool VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions) {
   std::byte* const obs = o.obs.data();
-  double* const rewards = o.rewards.data();
   std::uint8_t *const terminated = o.terminated.data(), *const truncated = o.truncated.data();
-  const std::byte* const act = actions.data();
   const std::size_t ob = obs_bytes_, ab = act_bytes_;
-  // Envs whose episode ended are reset after the others have stepped, a few at a time: the
-  // memory a reset reads (the env's Rng, prefetched when its episode ended) then has time to
-  // arrive, where a reset at once waited for it (a 1024-env batch does not fit in L2).
-  constexpr std::size_t kMaxPending = 32;
-  std::array<std::size_t, kMaxPending> pending;
-  std::size_t num_pending = 0;
+  // Envs are stepped a chunk at a time in one loop (Env::step_run: an env type can inline its
+  // do_step there), then the chunk's ended episodes are seen to. Their envs are reset after the
+  // whole chunk has stepped: the memory a reset reads (the env's Rng, prefetched when its
+  // episode ended) then has time to arrive, where a reset at once waited for it (a 1024-env
+  // batch does not fit in L2).
+  constexpr std::size_t kChunk = 32;
+  std::array<std::uint32_t, kChunk> ended;
   bool all_checked = true;
-  const auto reset_pending = [&] {
-    for (std::size_t j = 0; j < num_pending; ++j) {
-      const std::size_t k = pending[j];
+  for (auto c = static_cast<std::size_t>(begin); c < static_cast<std::size_t>(end); c += kChunk) {
+    const std::size_t m = std::min(kChunk, static_cast<std::size_t>(end) - c);
+    StepRun run{env_ptrs_.data() + c, m, actions.data() + c * ab, ab, obs + c * ob, ob,
+                o.rewards.data() + c, terminated + c, truncated + c, ended.data()};
+    try {
+      if (one_env_type_) env_ptrs_[c]->step_run(run);
+      else Env::step_run_virtual(run);
+    } catch (...) {
+      rethrow_naming_index(c + run.failed);
+    }
+    all_checked &= run.all_checked_finite;
+    // When an env did not check its own observation: every row of envs that are not checked as
+    // one float batch (step_range() checks the others), final observations of them all (the
+    // reset overwrites them).
+    if (!run.all_checked_finite && !batch_finite_check_) [[unlikely]] {
+      for (std::size_t k = c; k < c + m; ++k) check_row(k);
+    }
+    if (mask_size_) {  // the rows of the envs reset below are written again after their reset
+      for (std::size_t k = c; k < c + m; ++k)
+        std::memcpy(masks_.data() + k * mask_size_, env_ptrs_[k]->action_mask().data(), mask_size_);
+    }
+    for (std::size_t j = 0; j < run.num_ended; ++j) {
+      const std::size_t k = c + ended[j];
+      if (!run.all_checked_finite && batch_finite_check_) check_row(k);
+      std::memcpy(final_obs_.data() + k * ob, obs + k * ob, ob);
+      const Info& info = env_ptrs_[k]->info();
+      episode_returns_[k] = info.episode_return;
+      episode_lengths_[k] = info.episode_length;
+    }
+    for (std::size_t j = 0; j < run.num_ended; ++j) {
+      const std::size_t k = c + ended[j];
       try {
-        envs_[k]->reset(std::nullopt, Bytes(obs + k * ob, ob));
+        env_ptrs_[k]->reset(std::nullopt, Bytes(obs + k * ob, ob));
       } catch (...) {
         rethrow_naming_index(k);
       }
-      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, envs_[k]->action_mask().data(), mask_size_);
-    }
-    num_pending = 0;
-  };
-  for (std::int64_t i = begin; i < end; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    Env& env = *envs_[k];
-    const Bytes row(obs + k * ob, ob);
-    bool ended = false;
-    try {
-      const ConstBytes a(act + k * ab, ab);
-      StepResult r;
-      if constexpr (kEnvChecksObservation)
-        env.step(a, row, r);
-      else
-        env.step_leaving_observation_check(a, row, r);
-      rewards[k] = r.reward;
-      terminated[k] = r.terminated;
-      truncated[k] = r.truncated;
-      all_checked &= r.checked_finite;
-      if (r.terminated || r.truncated) [[unlikely]] {
-        if constexpr (!kEnvChecksObservation) {
-          if (!r.checked_finite) env.check_observation(row);  // before the reset overwrites it
-        }
-        std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
-        const Info& info = env.info();
-        episode_returns_[k] = info.episode_return;
-        episode_lengths_[k] = info.episode_length;
-        pending[num_pending++] = k;
-        ended = true;
-      }
-    } catch (...) {
-      rethrow_naming_index(k);
-    }
-    if (!ended) {
-      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env.action_mask().data(), mask_size_);
-    } else if (num_pending == kMaxPending) [[unlikely]] {
-      reset_pending();
+      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env_ptrs_[k]->action_mask().data(), mask_size_);
     }
   }
-  reset_pending();
   return all_checked;
 }
 
@@ -241,15 +230,19 @@ void VectorEnv::step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64
   }
 }
 
-void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
-  for (auto k = static_cast<std::size_t>(begin); k < static_cast<std::size_t>(end); ++k) {
-    const ConstBytes row(out().obs.data() + k * obs_bytes_, obs_bytes_);
-    try {
-      envs_[k]->check_observation(row);  // throws for the first row that holds a NaN or Inf
-    } catch (...) {
-      rethrow_naming_index(k);
-    }
+void VectorEnv::check_row(std::size_t k) const {
+  const Env& env = *env_ptrs_[k];
+  if (!env.checks_observations()) return;
+  try {
+    env.check_observation(ConstBytes(out().obs.data() + k * obs_bytes_, obs_bytes_));
+  } catch (...) {
+    rethrow_naming_index(k);
   }
+}
+
+void VectorEnv::report_non_finite_row(std::int64_t begin, std::int64_t end) const {
+  // check_row throws for the first row that holds a NaN or Inf.
+  for (auto k = static_cast<std::size_t>(begin); k < static_cast<std::size_t>(end); ++k) check_row(k);
   RLZOO_CHECK(false, "the batch's NaN/Inf check failed, but no row holds a NaN or Inf");
 }
 

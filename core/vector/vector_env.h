@@ -121,12 +121,14 @@ class VectorEnv {
   void step_range(std::int64_t begin, std::int64_t end, ConstBytes actions);
   // Rows [begin, end) into the current output set `o`. Returns whether every env that stepped
   // found its own reward and observation finite (StepResult::checked_finite).
-  template <bool kEnvChecksObservation>
   bool step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   void step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   // Row k of the action masks from env k (all 1 while its next-step reset is pending). The
   // same-step loop copies its rows itself (no reset is pending there).
   void write_mask_row(std::size_t k);
+  // Throws the EnvError, naming index k, when row k of the current output set is not finite
+  // (for envs that check their observations at all: Env::checks_observations()).
+  void check_row(std::size_t k) const;
   // Throws the EnvError of the first row in [begin, end) whose observation is not finite.
   [[noreturn, gnu::cold]] void report_non_finite_row(std::int64_t begin, std::int64_t end) const;
   // Inside a catch block: rethrows an EnvError/EnvFailure with the vector index k appended.
@@ -134,6 +136,8 @@ class VectorEnv {
   void reset_range(std::int64_t begin, std::int64_t end, std::optional<std::uint64_t> seed);
 
   std::vector<std::unique_ptr<Env>> envs_;
+  std::vector<Env*> env_ptrs_;  // envs_'s pointers, for Env::step_run
+  bool one_env_type_ = false;   // every env of one dynamic type: runs go to its step_run()
   std::size_t obs_bytes_, act_bytes_, mask_size_;
   // Every env's observation is a float32 Box it checks itself: the vector env checks the
   // rows it stepped in one pass instead (step_leaving_observation_check).

@@ -90,4 +90,9 @@ StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
   return r;
 }
 
+// flatten: do_step inlines into the loop (GCC would otherwise call it there).
+[[gnu::flatten]] void CartPoleEnv::step_run(StepRun& run) {
+  step_run_with<CartPoleEnv>(run, [](CartPoleEnv& e, ConstBytes a, Bytes o) { return e.CartPoleEnv::do_step(a, o); });
+}
+
 }  // namespace rlzoo

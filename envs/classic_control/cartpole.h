@@ -41,6 +41,8 @@ class CartPoleEnv final : public Env, public StateAccess {
   // [x, x_dot, theta, theta_dot]
   std::vector<double> get_state() const override;
   void set_state(std::span<const double> state, Bytes obs) override;
+  // A vector env's runs of CartPoles, with do_step inlined.
+  void step_run(StepRun& run) override;
 
  protected:
   void do_reset(std::optional<std::uint64_t> seed, Bytes obs) override;

@@ -137,6 +137,47 @@ TEST(Env, InfoScalars) {
   EXPECT_FALSE(info.scalar("c").has_value());
 }
 
+// Reports the scalar "odd" on odd steps only and ends its episode on step 4.
+class OddStepsEnv : public Env {
+ public:
+  OddStepsEnv() : Env(EnvSpec{"OddSteps-v0", Space::box(0, 10, {1}), Space::discrete(2), 0}) {}
+
+ protected:
+  void do_reset(std::optional<std::uint64_t>, Bytes obs) override {
+    step_ = 0;
+    as_span<float>(obs)[0] = 0;
+  }
+  StepResult do_step(ConstBytes, Bytes obs) override {
+    ++step_;
+    if (step_ % 2 == 1) mutable_info().set_scalar("odd", step_);
+    as_span<float>(obs)[0] = static_cast<float>(step_);
+    return {1.0, step_ == 4, false};
+  }
+
+ private:
+  int step_ = 0;
+};
+
+// Scalars last one step and episode_done marks the step that ends the episode only, although
+// step() writes neither when the env did not write its Info.
+TEST(Env, InfoScalarsAndEpisodeDoneLastOneStep) {
+  OddStepsEnv env;
+  std::vector<float> obs(1);
+  const auto o = std::as_writable_bytes(std::span(obs));
+  for (int episode = 0; episode < 2; ++episode) {
+    const Info& after_reset = env.reset(std::nullopt, o);
+    EXPECT_EQ(after_reset.num_scalars, 0);
+    EXPECT_FALSE(after_reset.episode_done);
+    for (int t = 1; t <= 4; ++t) {
+      env.step(0, o);
+      EXPECT_EQ(env.info().scalar("odd").has_value(), t % 2 == 1) << "episode " << episode << ", step " << t;
+      EXPECT_EQ(env.info().num_scalars, t % 2) << "episode " << episode << ", step " << t;
+      EXPECT_EQ(env.info().episode_done, t == 4) << "episode " << episode << ", step " << t;
+    }
+    EXPECT_EQ(env.info().episode_return, 4.0);
+  }
+}
+
 TEST(EnvRegistry, UnknownIdListsCloseMatches) {
   if (!env_registry().contains("Walk-v0"))
     register_env("Walk-v0", {[](const YAML::Node&, const ConfigContext&) { return std::make_unique<WalkEnv>(); }, 9,

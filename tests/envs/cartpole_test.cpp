@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/config/context.h"
@@ -234,6 +235,57 @@ TEST(CartPole, ANonFiniteRowOfAVectorEnvIsNamedWithItsIndex) {
       EXPECT_NE(message.find("vector env index 2 of 4"), std::string::npos)
           << "threads " << threads << ", theta_dot " << state[3] << ": " << message;
     }
+  }
+}
+
+// A vector env steps runs of CartPoles in CartPole's own loop (Env::step_run, do_step inlined),
+// or of mixed types through the vtable: either way each env goes exactly as it does alone.
+// 70 envs (two full runs of 32 and a partial one), time limits of 5 to 11 steps on some of them
+// (truncation inside the run), every third env wrapped in the mixed vector env.
+TEST(CartPole, AVectorEnvStepsEachEnvAsItStepsAlone) {
+  constexpr int kEnvs = 70, kSteps = 120;
+  const auto make = [](int k, bool wrap) -> std::unique_ptr<Env> {
+    auto env = make_env("CartPole-v1");
+    if (k % 2 == 0) env->set_max_episode_steps(5 + k % 7);
+    if (wrap && k % 3 == 0) return std::make_unique<TimeLimit>(std::move(env), 1000);
+    return env;
+  };
+  for (const int mode : {0, 1, 2}) {  // one type, mixed types, one type on 2 threads
+    std::vector<std::unique_ptr<Env>> envs, alone;
+    for (int k = 0; k < kEnvs; ++k) {
+      envs.push_back(make(k, mode == 1));
+      alone.push_back(make(k, mode == 1));
+    }
+    std::unique_ptr<VectorEnv> venv;
+    if (mode == 2) venv = std::make_unique<ThreadedVectorEnv>(std::move(envs), 2);
+    else venv = std::make_unique<SyncVectorEnv>(std::move(envs));
+    venv->reset(11);
+    std::vector<float> obs(kEnvs * 4), final_obs(kEnvs * 4);
+    for (int k = 0; k < kEnvs; ++k)
+      alone[k]->reset(11 + k, std::as_writable_bytes(std::span(obs).subspan(k * 4, 4)));
+    std::vector<std::int64_t> actions(kEnvs);
+    int ended = 0;
+    for (int t = 0; t < kSteps; ++t) {
+      for (int k = 0; k < kEnvs; ++k) actions[k] = (t * 7 + k * 3 + t / 5) % 2;
+      venv->step(std::span<const std::int64_t>(actions));
+      for (int k = 0; k < kEnvs; ++k) {
+        const auto row = std::as_writable_bytes(std::span(obs).subspan(k * 4, 4));
+        const StepResult r = alone[k]->step(actions[k], row);
+        ASSERT_EQ(venv->rewards()[k], r.reward) << "mode " << mode << ", step " << t << ", env " << k;
+        ASSERT_EQ(venv->terminated()[k], r.terminated) << "mode " << mode << ", step " << t << ", env " << k;
+        ASSERT_EQ(venv->truncated()[k], r.truncated) << "mode " << mode << ", step " << t << ", env " << k;
+        if (r.done()) {
+          ++ended;
+          EXPECT_EQ(0, std::memcmp(venv->final_observations<float>().data() + k * 4, obs.data() + k * 4, 16));
+          EXPECT_EQ(venv->episode_returns()[k], alone[k]->info().episode_return);
+          EXPECT_EQ(venv->episode_lengths()[k], alone[k]->info().episode_length);
+          alone[k]->reset(std::nullopt, row);
+        }
+      }
+      ASSERT_EQ(0, std::memcmp(venv->observations<float>().data(), obs.data(), obs.size() * sizeof(float)))
+          << "mode " << mode << ", step " << t;
+    }
+    EXPECT_GT(ended, kEnvs);  // every env's episodes end, by termination or by its time limit
   }
 }
 
