@@ -104,10 +104,10 @@ struct InfoScalar {
 struct Info {
   static constexpr int kMaxScalars = 8;
 
-  // Set on the step that ends an episode: statistics of the innermost env's rewards
-  // (what a Monitor/RecordEpisodeStatistics reports in Gymnasium and SB3).
+  // Set on the step that ends an episode (until reset()): statistics of the innermost env's
+  // rewards (what a Monitor/RecordEpisodeStatistics reports in Gymnasium and SB3).
   bool episode_done = false;
-  int num_scalars = 0;  // of `scalars` below (here, in episode_done's padding: every step sets both)
+  int num_scalars = 0;  // of `scalars` below, set during the last step or reset
   double episode_return = 0.0;
   std::int64_t episode_length = 0;
 
