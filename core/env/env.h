@@ -168,24 +168,11 @@ class Env {
   StepResult step(std::int64_t discrete_action, Bytes obs) { return step(bytes_of(discrete_action), obs); }
   StepResult step(std::span<const float> box_action, Bytes obs) { return step(std::as_bytes(box_action), obs); }
 
-  // For owners of a batch of observations (vector envs): step() without the NaN/Inf check of
-  // the observation, which the caller makes over its whole batch at once, calling
-  // check_observation() for a row that fails it (and for a final observation before the reset
-  // overwrites it). The rest, the reward's check included, as step().
-  StepResult step_leaving_observation_check(ConstBytes action, Bytes obs) {
-    StepResult r;
-    step_impl<false>(action, obs, r);
-    return r;
-  }
-  // The two above with the result written into `out`: in a caller's loop, GCC keeps a returned
-  // StepResult packed in one register and unpacks it field by field (a dozen instructions per
-  // step); written into a local it stays four scalars.
-  void step(ConstBytes action, Bytes obs, StepResult& out) { step_impl<true>(action, obs, out); }
-  void step_leaving_observation_check(ConstBytes action, Bytes obs, StepResult& out) {
-    step_impl<false>(action, obs, out);
-  }
-  // Steps every env of `run` as step_leaving_observation_check() does. All of them are of this
-  // env's own dynamic type. The default calls each env's do_step() through the vtable; an env
+  // For owners of a batch of observations (vector envs): steps every env of `run` as step()
+  // does, except for the NaN/Inf check of the observation, which the caller makes over its
+  // whole batch at once, calling check_observation() for a row that fails it (and for a final
+  // observation before the reset overwrites it) unless the env set StepResult::checked_finite.
+  // All envs of the run are of this env's own dynamic type. The default calls each env's do_step() through the vtable; an env
   // type can override it with a loop in which its do_step() inlines (see step_run_with()), which
   // takes the call, its prologue and the packing of the StepResult out of every step of a
   // vector env.

@@ -174,8 +174,7 @@ bool VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, Co
       for (std::size_t k = c; k < c + m; ++k) check_row(k);
     }
     if (mask_size_) {  // the rows of the envs reset below are written again after their reset
-      for (std::size_t k = c; k < c + m; ++k)
-        std::memcpy(masks_.data() + k * mask_size_, env_ptrs_[k]->action_mask().data(), mask_size_);
+      for (std::size_t k = c; k < c + m; ++k) write_mask_row(k);
     }
     for (std::size_t j = 0; j < run.num_ended; ++j) {
       const std::size_t k = c + ended[j];
@@ -192,7 +191,7 @@ bool VectorEnv::step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, Co
       } catch (...) {
         rethrow_naming_index(k);
       }
-      if (mask_size_) std::memcpy(masks_.data() + k * mask_size_, env_ptrs_[k]->action_mask().data(), mask_size_);
+      write_mask_row(k);
     }
   }
   return all_checked;

@@ -123,8 +123,7 @@ class VectorEnv {
   // found its own reward and observation finite (StepResult::checked_finite).
   bool step_envs(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
   void step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64_t end, ConstBytes actions);
-  // Row k of the action masks from env k (all 1 while its next-step reset is pending). The
-  // same-step loop copies its rows itself (no reset is pending there).
+  // Row k of the action masks from env k (all 1 while its next-step reset is pending).
   void write_mask_row(std::size_t k);
   // Throws the EnvError, naming index k, when row k of the current output set is not finite
   // (for envs that check their observations at all: Env::checks_observations()).
@@ -140,7 +139,7 @@ class VectorEnv {
   bool one_env_type_ = false;   // every env of one dynamic type: runs go to its step_run()
   std::size_t obs_bytes_, act_bytes_, mask_size_;
   // Every env's observation is a float32 Box it checks itself: the vector env checks the
-  // rows it stepped in one pass instead (step_leaving_observation_check).
+  // rows it stepped in one pass instead (Env::step_run leaves the check to the vector env).
   bool batch_finite_check_ = false;
   // Starts a reset() or step(): with double buffering, the other set becomes the current one.
   void next_output_set() {
