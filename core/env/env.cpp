@@ -57,6 +57,7 @@ Env::Env(EnvSpec spec) : spec_(std::move(spec)) {
   }
   agent_rewards_view_ = agent_rewards_;
   mask_view_ = mask_;
+  set_detour(kMasked, !mask_view_.empty());
 }
 
 Env::~Env() = default;
@@ -101,6 +102,15 @@ bool Env::observation_is_finite_slow(ConstBytes obs) const {
 
 void Env::step_run(StepRun& run) { step_run_virtual(run); }
 
+template <bool kCheckObservation>
+StepResult Env::step_detoured(ConstBytes action, Bytes obs) {
+  StepResult r;
+  step_body<kCheckObservation, true>(action, obs, r, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
+  return r;
+}
+template StepResult Env::step_detoured<true>(ConstBytes, Bytes);
+template StepResult Env::step_detoured<false>(ConstBytes, Bytes);
+
 void Env::step_run_virtual(StepRun& run) {
   step_run_loop(run, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
 }
@@ -121,9 +131,10 @@ void Env::set_max_episode_steps(std::int64_t steps) {
 }
 
 void Env::forward_views_to(const Env& inner) {
-  is_wrapper_ = true;
+  set_detour(kWrapper, true);
   agent_rewards_view_ = inner.agent_rewards_view_;
   mask_view_ = inner.mask_view_;
+  set_detour(kMasked, !mask_view_.empty());
   candidates_view_ = inner.candidates_view_;
   stats_source_ = inner.stats_source_;
 }
@@ -137,7 +148,7 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   info_.episode_done = false;
   info_.num_scalars = 0;
   info_.acting_agent = 0;
-  info_written_ = false;
+  set_detour(kInfoWritten, false);
   elapsed_ = 0;
   episode_return_ = 0.0;
   try {
@@ -145,14 +156,14 @@ const Info& Env::reset(std::optional<std::uint64_t> seed, Bytes obs) {
   } catch (...) {
     rethrow_naming_env("reset");
   }
-  if (!is_wrapper_ && !observation_is_finite(obs)) [[unlikely]]
+  if (!has_detour(kWrapper) && !observation_is_finite(obs)) [[unlikely]]
     check_finite_observation(obs, 0);
-  needs_reset_ = false;
+  set_detour(kNeedsReset, false);
   return info_;
 }
 
 void Env::end_episode() {
-  needs_reset_ = true;
+  set_detour(kNeedsReset, true);
   // A wrapper may end the episode (its own time limit) while the inner env goes on, so the
   // statistics are read from the innermost env's running sums, not from its Info.
   info_.episode_done = true;
@@ -201,7 +212,7 @@ void Env::validate_action(ConstBytes action) const {
           if (!std::isfinite(v)) throw_bad_action(action, fmt::format("element {} is not finite", i));
         }
       }
-      if (strict_actions_ && !as.contains(action)) throw_bad_action(action, "it is outside the bounds (strict mode)");
+      if (has_detour(kStrictActions) && !as.contains(action)) throw_bad_action(action, "it is outside the bounds (strict mode)");
       return;
     }
     default:
@@ -259,7 +270,7 @@ nlohmann::json Env::save_state() const {
   return {{"env", spec_.id},
           {"rng", rng_.state()},
           {"elapsed", elapsed_},
-          {"needs_reset", needs_reset_},
+          {"needs_reset", needs_reset()},
           {"episode_return", episode_return_},
           {"acting_agent", info_.acting_agent},
           {"own", do_save_state()}};
@@ -270,7 +281,7 @@ void Env::load_state(const nlohmann::json& state, Bytes obs) {
   // load leaves the env as it was: an env that had no episode still refuses step().
   const std::string rng = rng_.state();
   const std::int64_t elapsed = elapsed_;
-  const bool needs_reset = needs_reset_;
+  const bool had_no_episode = needs_reset();
   const double episode_return = episode_return_;
   const Info info = info_;
   try {
@@ -278,7 +289,7 @@ void Env::load_state(const nlohmann::json& state, Bytes obs) {
       throw UserError(fmt::format("saved env state is for {}, not {}", state.at("env").get<std::string>(), spec_.id));
     rng_.set_state(state.at("rng").get<std::string>());
     elapsed_ = state.at("elapsed").get<std::int64_t>();
-    needs_reset_ = state.at("needs_reset").get<bool>();
+    set_detour(kNeedsReset, state.at("needs_reset").get<bool>());
     episode_return_ = state.at("episode_return").get<double>();
     info_ = Info{};
     info_.acting_agent = state.at("acting_agent").get<int>();
@@ -286,7 +297,7 @@ void Env::load_state(const nlohmann::json& state, Bytes obs) {
   } catch (...) {
     rng_.set_state(rng);
     elapsed_ = elapsed;
-    needs_reset_ = needs_reset;
+    set_detour(kNeedsReset, had_no_episode);
     episode_return_ = episode_return;
     info_ = info;
     try {

@@ -185,10 +185,10 @@ class Env {
   void check_observation(ConstBytes obs) const;
   // Whether step() checks this env's observation for NaN/Inf: it has a float leaf and is not a
   // wrapper (a wrapper passes on what the env it wraps wrote, and that env checked it).
-  bool checks_observations() const { return finite_check_ != FiniteCheck::None && !is_wrapper_; }
+  bool checks_observations() const { return finite_check_ != FiniteCheck::None && !has_detour(kWrapper); }
   // Whether this env's observation is one float32 Box and the env itself checks it (not a
   // wrapper): then a batch of its observations can be checked as one float array.
-  bool checks_float32_observations() const { return finite_check_ == FiniteCheck::Float32 && !is_wrapper_; }
+  bool checks_float32_observations() const { return finite_check_ == FiniteCheck::Float32 && !has_detour(kWrapper); }
 
   const Info& info() const { return info_; }
   // Reward of each agent on the last step (num_agents entries).
@@ -198,14 +198,14 @@ class Env {
   CandidateView candidates() const { return *candidates_view_; }
 
   std::int64_t elapsed_steps() const { return elapsed_; }
-  bool needs_reset() const { return needs_reset_; }
+  bool needs_reset() const { return has_detour(kNeedsReset); }
 
   // Time limit of this env (0 disables it). make_env() sets the registered limit.
   void set_max_episode_steps(std::int64_t steps);
   std::int64_t max_episode_steps() const { return spec_.max_episode_steps; }
   void set_reward_threshold(std::optional<double> t) { spec_.reward_threshold = t; }
   // Strict mode also rejects Box actions outside the bounds.
-  void set_strict_actions(bool strict) { strict_actions_ = strict; }
+  void set_strict_actions(bool strict) { set_detour(kStrictActions, strict); }
 
   Rng& rng() { return rng_; }
 
@@ -230,7 +230,7 @@ class Env {
 
   // Scalars an env sets last until its next step() or reset() (which clear them).
   Info& mutable_info() {
-    info_written_ = true;  // step() clears num_scalars only then: it need not touch info_ otherwise
+    detours_ |= kInfoWritten;  // step() clears num_scalars only then: it need not touch info_ otherwise
     return info_;
   }
   std::span<double> mutable_agent_rewards() { return agent_rewards_; }
@@ -258,7 +258,7 @@ class Env {
 
   // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
   void forward_views_to(const Env& inner);
-  bool is_wrapper() const { return is_wrapper_; }
+  bool is_wrapper() const { return has_detour(kWrapper); }
 
  private:
   [[noreturn]] void throw_bad_action(ConstBytes action, const std::string& why) const;
@@ -284,6 +284,14 @@ class Env {
   // env type's step_run().
   template <bool kCheckObservation, class DoStep>
   void step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
+  // The step itself. kDetoured: the general case (out of line, step_detoured()), which sees to
+  // every detour; otherwise none is set and the step skips their tests.
+  template <bool kCheckObservation, bool kDetoured, class DoStep>
+  void step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
+  // Returns its result rather than writing through a reference, so that the caller's result
+  // can stay in registers on the inline path.
+  template <bool kCheckObservation>
+  [[gnu::noinline]] StepResult step_detoured(ConstBytes action, Bytes obs);
   template <bool kCheckObservation>
   void step_impl(ConstBytes action, Bytes obs, StepResult& out) {
     step_impl<kCheckObservation>(action, obs, out, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
@@ -294,18 +302,23 @@ class Env {
     return observation_is_finite_slow(obs);
   }
   bool observation_is_finite_slow(ConstBytes obs) const;
-  // A float32 Box action of the right size with finite values, outside strict mode.
+  // A float32 Box action of the right size with finite values, outside strict mode
+  // (kDetoured: strict mode may be on).
+  template <bool kDetoured>
   bool float32_box_action_is_acceptable(ConstBytes action) const {
-    return action_floats_ > 0 && !strict_actions_ && action.size() == action_floats_ * sizeof(float) &&
+    return action_floats_ > 0 && (!kDetoured || !has_detour(kStrictActions)) &&
+           action.size() == action_floats_ * sizeof(float) &&
            float32s_are_finite(reinterpret_cast<const float*>(action.data()), action_floats_);
   }
-  // A Discrete action in range and legal: the common case, checked inline by step().
+  // A Discrete action in range and legal: the common case, checked inline by step()
+  // (kDetoured: the env may have a mask).
+  template <bool kDetoured>
   bool discrete_action_is_legal(ConstBytes action) const {
     if (action.size() != sizeof(std::int64_t)) return false;  // action_n_ is 0 unless Discrete
     std::int64_t a;
     std::memcpy(&a, action.data(), sizeof a);
     const auto i = static_cast<std::uint64_t>(a - action_start_);  // below 0 wraps to a huge value
-    return i < static_cast<std::uint64_t>(action_n_) && (mask_view_.empty() || mask_view_[i]);
+    return i < static_cast<std::uint64_t>(action_n_) && (!kDetoured || mask_view_.empty() || mask_view_[i]);
   }
 
   // Layout: step() touches the step block at the end of this object (next to the derived env's
@@ -330,11 +343,21 @@ class Env {
   // The step block: the step plan (derive_step_plan()) and the episode counters. Observations
   // of one float Box are checked in place; other spaces with a float leaf (Dict) leaf by leaf.
   enum class FiniteCheck : std::uint8_t { None, Float32, Float64, Leaves };
-  bool needs_reset_ = true;
+  // Why a step leaves the inline path for step_detoured(): one bit per rarer case, so that
+  // the common step tests one byte for all of them.
+  enum Detour : std::uint8_t {
+    kNeedsReset = 1,      // no episode under way: step() throws
+    kInfoWritten = 2,     // mutable_info() was called since step() last cleared num_scalars
+    kWrapper = 4,         // forward_views_to(): no finite checks, the wrapped env made the values
+    kMasked = 8,          // Discrete actions with a mask to consult
+    kStrictActions = 16,  // Box actions checked against their bounds (validate_action)
+  };
+  std::uint8_t detours_ = kNeedsReset;
+  bool has_detour(Detour d) const { return (detours_ & d) != 0; }
+  void set_detour(Detour d, bool on) {
+    detours_ = static_cast<std::uint8_t>(on ? (detours_ | d) : (detours_ & ~d));
+  }
   bool step_plan_stale_ = false;  // mutable_spec() was called: derive again at reset()
-  bool is_wrapper_ = false;
-  bool strict_actions_ = false;
-  bool info_written_ = false;  // mutable_info() was called since step() last cleared num_scalars
   FiniteCheck finite_check_ = FiniteCheck::None;
   std::size_t obs_bytes_ = 0;
   std::size_t finite_count_ = 0;  // Float32/Float64: the Box's elements
@@ -354,17 +377,26 @@ class Env {
 // and epilogue were a tenth of a CartPole step); the error paths are out of line.
 template <bool kCheckObservation, class DoStep>
 inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of) {
-  if (needs_reset_) [[unlikely]]
-    throw_step_without_reset();
+  if (detours_ != 0) [[unlikely]] {
+    out = step_detoured<kCheckObservation>(action, obs);
+    return;
+  }
+  step_body<kCheckObservation, false>(action, obs, out, do_step_of);
+}
+
+template <bool kCheckObservation, bool kDetoured, class DoStep>
+inline void Env::step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of) {
+  if (kDetoured && has_detour(kNeedsReset)) throw_step_without_reset();
   RLZOO_CHECK(obs.size() == obs_bytes_);
   // The common cases inline, everything else (and every error message) in validate_action.
-  if (!discrete_action_is_legal(action) && !float32_box_action_is_acceptable(action)) validate_action(action);
+  if (!discrete_action_is_legal<kDetoured>(action) && !float32_box_action_is_acceptable<kDetoured>(action))
+    validate_action(action);
   // info_ is left alone unless the env wrote into it (its line of the env object then stays
   // out of a vector env's loop). episode_done needs no clearing: only reset() follows the step
   // that set it, and reset() clears it.
-  if (info_written_) [[unlikely]] {
+  if (kDetoured && has_detour(kInfoWritten)) {
     info_.num_scalars = 0;
-    info_written_ = false;
+    set_detour(kInfoWritten, false);
   }
   StepResult d;
   try {
@@ -379,7 +411,7 @@ inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep
   const bool terminated = d.terminated;
   bool checked_finite = d.checked_finite;
   const std::int64_t elapsed = ++elapsed_;
-  if (!is_wrapper_) [[likely]] {
+  if (!kDetoured || !has_detour(kWrapper)) {
     // What an env returns is checked where it is made (wrappers only pass it on): a NaN or Inf
     // would otherwise reach a learner's loss and surface far from its cause.
     if (!checked_finite) {

@@ -40,7 +40,10 @@ EnvSpec make_spec() {
 
 }  // namespace
 
-CartPoleEnv::CartPoleEnv(CartPoleConfig config) : Env(make_spec()), config_(config) {}
+CartPoleEnv::CartPoleEnv(CartPoleConfig config)
+    : Env(make_spec()),
+      step_reward_(config.sutton_barto_reward ? 0.0 : 1.0),
+      end_reward_(config.sutton_barto_reward ? -1.0 : 1.0) {}
 
 // Inlined into do_step, without a span's size check (Env::step checked the buffer's size):
 // the call and the check were a tenth of a step's instructions.
@@ -83,7 +86,7 @@ StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
 
   StepResult r;
   r.terminated = x < -kXThreshold || x > kXThreshold || theta < -kThetaThreshold || theta > kThetaThreshold;
-  r.reward = config_.sutton_barto_reward ? (r.terminated ? -1.0 : 0.0) : 1.0;  // always finite
+  r.reward = r.terminated ? end_reward_ : step_reward_;  // always finite
   // The observation is checked as it is written (a state set from outside can overflow float32
   // or hold a NaN); when it is not finite, Env::step checks again and names the element.
   r.checked_finite = store_float32s_checked(state_.data(), reinterpret_cast<float*>(obs.data()), 4);

@@ -51,7 +51,9 @@ class CartPoleEnv final : public Env, public StateAccess {
  private:
   void write_obs(Bytes obs) const;
 
-  CartPoleConfig config_;
+  // The reward of a step that does not end the episode, and of one that does (from the config,
+  // so that a step selects one without testing the config).
+  double step_reward_, end_reward_;
   std::array<double, 4> state_{};
 };
 

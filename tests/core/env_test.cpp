@@ -64,6 +64,10 @@ TEST(Env, BoxActionsFiniteAlwaysBoundsOnlyWhenStrict) {
   env.set_strict_actions(true);
   EXPECT_THAT(error_of([&] { env.step(std::span<const float>(out_of_bounds), o); }),
               HasSubstr("outside the bounds (strict mode)"));
+  // Off again: the step's inline path takes the action as before.
+  env.set_strict_actions(false);
+  EXPECT_NO_THROW(env.step(std::span<const float>(out_of_bounds), o));
+  EXPECT_THAT(error_of([&] { env.step(std::span<const float>(nan_action), o); }), HasSubstr("element 1 is not finite"));
 }
 
 TEST(Env, TimeLimitTruncatesExactlyAndStatsAddUp) {
