@@ -172,10 +172,10 @@ class Env {
   // does, except for the NaN/Inf check of the observation, which the caller makes over its
   // whole batch at once, calling check_observation() for a row that fails it (and for a final
   // observation before the reset overwrites it) unless the env set StepResult::checked_finite.
-  // All envs of the run are of this env's own dynamic type. The default calls each env's do_step() through the vtable; an env
-  // type can override it with a loop in which its do_step() inlines (see step_run_with()), which
-  // takes the call, its prologue and the packing of the StepResult out of every step of a
-  // vector env.
+  // All envs of the run are of this env's own dynamic type. The default calls each env's
+  // do_step() through the vtable; an env type can override it with a loop in which its
+  // do_step() inlines (see step_run_with()), which takes the call, its prologue and the packing
+  // of the StepResult out of every step of a vector env.
   virtual void step_run(StepRun& run);
   // The default's loop, for a run of envs of mixed types.
   static void step_run_virtual(StepRun& run);
