@@ -19,6 +19,14 @@
 // ATEN_CPU_CAPABILITY says otherwise (avx512 changes the values too). A kernel with no recorded
 // value skips, naming it.
 //
+// Re-recorded 2026-11-29 (issue #30) for ppo, ppo's Gaussian case and secbad, whose networks
+// use tanh: the fused path's tanh became one expm1 polynomial (rl/nets/fused_mlp_kernels.cpp),
+// the same function to a few ulp (FusedTanh.MatchesStdTanhToAFewUlp) but other roundings. The
+// project's machine is now a first-generation AMD Zen without AVX-512, which can record the
+// Haswell/Zen values only (OPENBLAS_CORETYPE=SkylakeX stops on an illegal instruction): their
+// SkylakeX and Cooperlake values are kNotRecordedHere, so under those kernels these three skip,
+// naming the kernel and printing the value to record.
+//
 // Each test runs in a process of its own, as CTest runs them: in one process after other tests
 // a value can differ (DQN's did after the DMC tests, under a forced kernel), a dependence on
 // what ran before that the training driver's one thread and RNG set-up is meant to remove.
@@ -43,6 +51,9 @@
 namespace rlzoo {
 namespace {
 
+// A kernel's value not recorded yet (the test skips under it): see the note above on 2026-11-29.
+const std::string kNotRecordedHere;
+
 void expect_golden(const std::string& algo, const std::string& env, std::vector<std::string> overrides,
                    std::int64_t steps, const test::Golden& golden) {
   register_builtin_envs();
@@ -66,23 +77,19 @@ void expect_golden(const std::string& algo, const std::string& env, std::vector<
 TEST(GoldenNumerics, Ppo) {
   expect_golden("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32"},
                 512,
-                {"22d8bf696ef46f0cf204ca333a619f8ca18347fe0b478597bd2a522a195d1c0c",
-                 "70d42ee9868cb39a08cf2897d329ed586485bc0881045726a296d48797bf0d16",
-                 "70d42ee9868cb39a08cf2897d329ed586485bc0881045726a296d48797bf0d16"});
+                {"99dd821699cab8a6000f3ea17ca68aa937ba3f4e1c1677ac56210093cf0b0a5b", kNotRecordedHere, kNotRecordedHere});
 }
 
 // A Gaussian policy with normalised observations and rewards, through two time-outs (Pendulum
 // ends at 200 steps): the acting and recording paths without tensors (ppo_acting_rows.h,
 // PpoAgent::record_round_rows) on their own. Recorded 2026-11-28 with both paths switched off,
-// then matched with them on, under each kernel.
+// then matched with them on, under each kernel; recorded again with them on 2026-11-29 (above).
 TEST(GoldenNumerics, PpoGaussianNormalised) {
   expect_golden("ppo", "Pendulum-v1",
                 {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32",
                  "hyperparams.normalize_obs=true", "hyperparams.normalize_reward=true"},
                 512,
-                {"5bd61781ef49fc674c6152b5aa15ae76d009ced2e4bb1869c36c546009a66f30",
-                 "4d161102b0ccce5d42316a5e76461e8177753d9180fa755bb2f94599d4c8d471",
-                 "4d161102b0ccce5d42316a5e76461e8177753d9180fa755bb2f94599d4c8d471"});
+                {"b79d837a81887402c4fcd4b3417cc13c003ee09350fd00a8fb64dabb41dab79f", kNotRecordedHere, kNotRecordedHere});
 }
 
 TEST(GoldenNumerics, Dqn) {
@@ -104,9 +111,7 @@ TEST(GoldenNumerics, Secbad) {
   expect_golden("secbad", "SecbadGrid-v0",
                 {"hyperparams.ppo.n_envs=4", "hyperparams.vae.pretrain_frames=0", "hyperparams.vae.batch_episodes=4"},
                 720,
-                {"f79d141708754f357e65c6b73297d9a14269affe3040c937403f8ac112ef02c6",
-                 "dc1bec5a6ee3320fa85b03f37b7515291c0d2dae156d1847493e151d1bff0ec2",
-                 "14700155b3f969f8dfab3c72d5711b73316f05d347916b7961d3f6bdeef805dd"});
+                {"5aa77437410040c7117488c2285ee7c53c8140aa89db7189d83783ba9848757f", kNotRecordedHere, kNotRecordedHere});
 }
 
 TEST(GoldenNumerics, Dt) {
