@@ -12,6 +12,7 @@ enum class Trans : bool { No = false, Yes = true };
 
 // C[m, n] = alpha * op(A) op(B) + beta * C, all row-major: op(A) is [m, k] (A is [k, m] when
 // transposed), op(B) is [k, n]; lda, ldb, ldc are the row strides of A, B and C as stored.
+// A thread's first call first runs one 384^3 product of its own (~4 ms; gemm.cpp says why).
 void sgemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc);
 
