@@ -147,6 +147,8 @@ LineProcess::Status LineProcess::write_line(std::string_view line, Clock::time_p
 LineProcess::Read LineProcess::read_line(Clock::time_point deadline) {
   for (;;) {
     if (const auto nl = pending_.find('\n'); nl != std::string::npos) {
+      // The last read may have brought the rest of an over-long line and its newline at once.
+      if (nl > kMaxLine) return {Status::TooLong, {}};
       Read r{Status::Ok, pending_.substr(0, nl)};
       pending_.erase(0, nl + 1);
       if (!r.line.empty() && r.line.back() == '\r') r.line.pop_back();

@@ -58,13 +58,29 @@ TEST(LineProcess, WritingToAnExitedProcessIsClosedNotSigpipe) {
 }
 
 TEST(LineProcess, AProcessThatDoesNotReadTimesOutTheWriter) {
-  LineProcess p("sleep 30");  // never reads: the pipe fills (the shell waits for sleep)
+  // Never reads: the pipe fills. `exec` makes sleep the process the destructor kills; a
+  // sleep left behind by a killed shell would hold the test's output open for 30 s.
+  LineProcess p("exec sleep 30");
   EXPECT_EQ(p.write_line(std::string(1 << 20, 'x'), in(200ms)), Status::TimedOut);
 }  // closing its input does not end sleep: the destructor kills it after a second
 
 TEST(LineProcess, AnOverlongLineIsRefused) {
   LineProcess p("head -c 1100000 /dev/zero | tr '\\0' a; echo");
   EXPECT_EQ(p.read_line(in(10s)).status, Status::TooLong);
+}
+
+// The limit is exact, however the pipe splits the bytes: the last read can bring the end of
+// the line and its newline together.
+TEST(LineProcess, TheLineLimitIsExact) {
+  LineProcess at_limit("head -c 1048576 /dev/zero | tr '\\0' a; echo");
+  static_assert(LineProcess::kMaxLine == 1048576);
+  const auto r = at_limit.read_line(in(10s));
+  EXPECT_EQ(r.status, Status::Ok);
+  EXPECT_EQ(r.line.size(), LineProcess::kMaxLine);
+  for (int i = 0; i < 20; ++i) {
+    LineProcess one_over("head -c 1048577 /dev/zero | tr '\\0' a; echo");
+    ASSERT_EQ(one_over.read_line(in(10s)).status, Status::TooLong) << "try " << i;
+  }
 }
 
 TEST(LineProcess, ALastLineWithoutItsNewlineIsStillALine) {
