@@ -47,6 +47,7 @@ DqnAgent::DqnAgent(const AgentSetup& setup)
   q_target_->eval();
   optimizer_ =
       std::make_unique<FusedAdam>(q_net_->parameters(), torch::optim::AdamOptions(cfg_.learning_rate));
+  fused_update_ = DqnFusedUpdate::make(q_net_, q_target_);
   const RuntimeConfig& rt = setup.preset.runtime;
   if (rt.enabled() && cfg_.n_envs != 1 && cfg_.n_envs != rt.total_envs())
     setup.ctx.child("hyperparams.n_envs")
@@ -105,9 +106,24 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
   const std::int64_t start = spec_.action_space.start();
   const auto params = q_net_->parameters();
   double loss_sum = 0, q_sum = 0;
+  const bool plain = fused_update_applies();
   for (std::int64_t step = 0; step < gradient_steps; ++step) {
     // Sampled and decoded on the CPU, where the buffer lives; used on the device.
     const ReplaySample s = buffer_->sample(cfg_.batch_size, cfg_.gamma, cfg_.n_step);
+    const UpdateWhere where{"DQN gradient step", n_updates_ + 1, num_timesteps_};
+    if (plain) {
+      torch::Tensor obs, next_obs;  // the decoded rows the batch points into
+      zero_gradients(*optimizer_);
+      const DqnLossValue l = fused_update_->gradients(DqnFusedUpdate::rows_of(s, space, start, obs, next_obs),
+                                                      cfg_.double_q, cfg_.loss == "huber");
+      gradient_reducer().reduce(params);
+      clip_and_check_gradients(params, cfg_.max_grad_norm, l.value, where);
+      optimizer_->step();
+      ++n_updates_;
+      loss_sum += l.value;
+      q_sum += l.q_mean;
+      continue;
+    }
     const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
                         terminated = s.terminated.to(device_), actions = (s.actions - start).to(device_);
     torch::Tensor target;
@@ -122,7 +138,7 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     zero_gradients(*optimizer_);
     l.loss.backward();
     gradient_reducer().reduce(params);
-    clip_and_check_gradients(params, cfg_.max_grad_norm, l.loss, {"DQN gradient step", n_updates_ + 1, num_timesteps_});
+    clip_and_check_gradients(params, cfg_.max_grad_norm, l.loss, where);
     optimizer_->step();
     ++n_updates_;
     loss_sum += l.value;
@@ -158,9 +174,16 @@ bool DqnAgent::learn_from_round(const Trajectory& round, std::int64_t end, Train
 }
 
 std::shared_ptr<BatchEvaluator> DqnAgent::q_values(QNetwork q, const ModuleParameterStore* store) const {
-  return std::make_shared<ModuleEvaluator>(
+  auto evaluator = std::make_shared<ModuleEvaluator>(
       spec_.observation_space, static_cast<std::size_t>(spec_.action_space.n()), q.ptr(),
       [q](const std::vector<torch::Tensor>& obs) mutable { return q->forward(obs); }, store);
+  // An actor's few rows through the plain chain, without a tensor per layer: the same values.
+  evaluator->set_row_forward([q, scratch = std::make_shared<std::vector<float>>()](const float* obs, std::int64_t rows,
+                                                                                   float* out) {
+    const FusedMlp* chain = q->plain_chain();
+    return chain && chain->forward_rows(obs, rows, out, *scratch);
+  });
+  return evaluator;
 }
 
 void DqnAgent::run_training(TrainingRun& run) {

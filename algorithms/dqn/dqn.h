@@ -27,6 +27,7 @@
 #include "rl/nets/networks.h"
 #include "rl/optim/fused_adam.h"
 #include "algorithms/dqn/dqn_config.h"
+#include "algorithms/dqn/dqn_fused_update.h"
 #include "core/common/rng.h"
 #include "core/runtime/actor_policy.h"
 #include "core/torch/module_parameters.h"
@@ -67,6 +68,13 @@ class DqnAgent : public Agent {
   // Where the networks, optimiser state and sampled batches live (the preset's `device`).
   const torch::Device& device() const { return device_; }
   QNetwork& q_target() { return q_target_; }
+  // Whether gradient steps run as plain passes (dqn_fused_update.h) where they can: a float32
+  // Box observation, tanh or ReLU, no dueling head, the fused path on, the CPU. On by default;
+  // off takes LibTorch's autograd through the same fused chains (the same values bit for bit).
+  void use_fused_update(bool on) { fused_on_ = on; }
+  bool fused_update_applies() const {
+    return fused_on_ && fused_update_ && q_net_->plain_chain() && q_target_->plain_chain() && fused_update_->applies();
+  }
   // Null until learn() (or restore() of a checkpoint with a buffer) creates it.
   const ReplayBuffer* replay_buffer() const { return buffer_.get(); }
 
@@ -101,6 +109,10 @@ class DqnAgent : public Agent {
   torch::Device device_ = torch::kCPU;
   QNetwork q_net_{nullptr}, q_target_{nullptr};
   std::unique_ptr<FusedAdam> optimizer_;
+  // The gradient step as plain passes (dqn_fused_update.h) where the networks allow it; null
+  // otherwise (dueling, an encoder, the fused path off), and idle on a GPU.
+  std::unique_ptr<DqnFusedUpdate> fused_update_;
+  bool fused_on_ = true;
   std::unique_ptr<VectorEnv> venv_;
   std::unique_ptr<ReplayBuffer> buffer_;
   Rng rng_;  // exploration coins and random actions

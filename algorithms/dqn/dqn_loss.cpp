@@ -22,28 +22,11 @@ struct TdLossFunction : public torch::autograd::Function<TdLossFunction> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q_all, const torch::Tensor& actions,
                                const torch::Tensor& targets, bool huber, double* stats) {
     const std::int64_t rows = q_all.size(0), n = q_all.size(1);
-    const float* q = q_all.data_ptr<float>();
-    const std::int64_t* a = actions.data_ptr<std::int64_t>();
-    const float* y = targets.data_ptr<float>();
     auto slopes = torch::empty({rows});  // d loss / d q_taken per row, before the incoming gradient
-    float* slope = slopes.data_ptr<float>();
-    const double inv_rows = 1.0 / static_cast<double>(rows);
-    double sum = 0, q_sum = 0;
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const float qi = q[i * n + a[i]];
-      const double d = static_cast<double>(qi) - y[i];
-      q_sum += qi;
-      if (huber) {
-        const bool quadratic = std::abs(d) < 1.0;
-        sum += quadratic ? 0.5 * d * d : std::abs(d) - 0.5;
-        slope[i] = static_cast<float>((quadratic ? d : (d > 0 ? 1.0 : -1.0)) * inv_rows);
-      } else {
-        sum += d * d;
-        slope[i] = static_cast<float>(2.0 * d * inv_rows);
-      }
-    }
-    stats[0] = sum * inv_rows;
-    stats[1] = q_sum * inv_rows;
+    const DqnLossValue l = dqn_td_rows(q_all.data_ptr<float>(), n, actions.data_ptr<std::int64_t>(), 0,
+                                       targets.data_ptr<float>(), rows, huber, slopes.data_ptr<float>());
+    stats[0] = l.value;
+    stats[1] = l.q_mean;
     ctx->save_for_backward({slopes});
     ctx->saved_data["actions"] = actions;
     ctx->saved_data["n"] = n;
@@ -82,27 +65,9 @@ torch::Tensor dqn_targets(const torch::Tensor& next_q, const torch::Tensor& onli
   }
   const std::int64_t rows = next_q.size(0), n = next_q.size(1);
   auto out = torch::empty({rows});
-  float* o = out.data_ptr<float>();
-  const float* q = next_q.data_ptr<float>();
-  const float* online = online_next_q.defined() ? online_next_q.data_ptr<float>() : nullptr;
-  const float* r = rewards.data_ptr<float>();
-  const float* disc = discounts.data_ptr<float>();
-  const float* term = terminated.data_ptr<float>();
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const float* qi = q + i * n;
-    // The first best action, as argmax and max pick it; a NaN counts as the best (it propagates,
-    // and the gradient guard stops the update).
-    auto best_of = [n](const float* row) {
-      std::int64_t best = 0;
-      for (std::int64_t j = 0; j < n; ++j) {
-        if (std::isnan(row[j])) return j;
-        if (row[j] > row[best]) best = j;
-      }
-      return best;
-    };
-    const float v = online ? qi[best_of(online + i * n)] : qi[best_of(qi)];
-    o[i] = r[i] + disc[i] * (1.0f - term[i]) * v;
-  }
+  dqn_target_rows(next_q.data_ptr<float>(), online_next_q.defined() ? online_next_q.data_ptr<float>() : nullptr,
+                  rewards.data_ptr<float>(), discounts.data_ptr<float>(), terminated.data_ptr<float>(), rows, n,
+                  out.data_ptr<float>());
   return out;
 }
 
@@ -123,6 +88,45 @@ DqnLoss dqn_td_loss(const torch::Tensor& q_all, const torch::Tensor& actions, co
   out.value = out.loss.item<double>();
   out.q_mean = q.detach().mean().item<double>();
   return out;
+}
+
+void dqn_target_rows(const float* next_q, const float* online_next_q, const float* rewards, const float* discounts,
+                     const float* terminated, std::int64_t rows, std::int64_t n, float* out) {
+  // The first best action, as argmax and max pick it; a NaN counts as the best (it propagates,
+  // and the gradient guard stops the update).
+  auto best_of = [n](const float* row) {
+    std::int64_t best = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (std::isnan(row[j])) return j;
+      if (row[j] > row[best]) best = j;
+    }
+    return best;
+  };
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* qi = next_q + i * n;
+    const float v = online_next_q ? qi[best_of(online_next_q + i * n)] : qi[best_of(qi)];
+    out[i] = rewards[i] + discounts[i] * (1.0f - terminated[i]) * v;
+  }
+}
+
+DqnLossValue dqn_td_rows(const float* q, std::int64_t n, const std::int64_t* actions, std::int64_t action_offset,
+                         const float* targets, std::int64_t rows, bool huber, float* slope) {
+  const double inv_rows = 1.0 / static_cast<double>(rows);
+  double sum = 0, q_sum = 0;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float qi = q[i * n + (actions[i] - action_offset)];
+    const double d = static_cast<double>(qi) - targets[i];
+    q_sum += qi;
+    if (huber) {
+      const bool quadratic = std::abs(d) < 1.0;
+      sum += quadratic ? 0.5 * d * d : std::abs(d) - 0.5;
+      slope[i] = static_cast<float>((quadratic ? d : (d > 0 ? 1.0 : -1.0)) * inv_rows);
+    } else {
+      sum += d * d;
+      slope[i] = static_cast<float>(2.0 * d * inv_rows);
+    }
+  }
+  return {sum * inv_rows, q_sum * inv_rows};
 }
 
 }  // namespace rlzoo

@@ -24,4 +24,20 @@ struct DqnLoss {
 // targets[i]; actions int64 from 0.
 DqnLoss dqn_td_loss(const torch::Tensor& q_all, const torch::Tensor& actions, const torch::Tensor& targets, bool huber);
 
+// The plain loops behind both on raw rows, which DQN's plain-pass update
+// (algorithms/dqn/dqn_fused_update.h) calls directly.
+//
+// out[i] as dqn_targets: next_q and online_next_q (null: no double Q) [rows, n].
+void dqn_target_rows(const float* next_q, const float* online_next_q, const float* rewards, const float* discounts,
+                     const float* terminated, std::int64_t rows, std::int64_t n, float* out);
+
+struct DqnLossValue {
+  double value = 0;   // the loss
+  double q_mean = 0;  // the mean Q value of the taken actions
+};
+// dqn_td_loss on q [rows, n], the taken action of row i being actions[i] - action_offset;
+// slope[i] = d loss / d q[i, that action] (the gradient is zero at the other actions).
+DqnLossValue dqn_td_rows(const float* q, std::int64_t n, const std::int64_t* actions, std::int64_t action_offset,
+                         const float* targets, std::int64_t rows, bool huber, float* slope);
+
 }  // namespace rlzoo

@@ -10,6 +10,7 @@
 #include "algorithms/ppo/ppo.h"
 #include "algorithms/ppo/ppo_actor.h"
 #include "algorithms/ppo/ppo_acting_rows.h"
+#include "algorithms/ppo/ppo_loss.h"
 #include "core/runtime/actor_fleet.h"
 #include "core/runtime/inline_source.h"
 #include "core/torch/device.h"

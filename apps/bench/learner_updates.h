@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/dqn/dqn_fused_update.h"
 #include "algorithms/dqn/dqn_loss.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "rl/gradient_guard.h"
@@ -87,9 +88,21 @@ class DqnUpdate {
     rewards_ = torch::ones({kBatch});
     discounts_ = torch::full({kBatch}, 0.99f);
     terminated_ = torch::zeros({kBatch});
+    plain_ = fused ? DqnFusedUpdate::make(q_, target_) : nullptr;
   }
   void step() {
     torch::Tensor target_q, loss;
+    if (plain_) {  // as DqnAgent takes it: plain passes (dqn_fused_update.h)
+      zero_gradients(*optimizer_);
+      const DqnFusedUpdate::Batch batch{obs_.data_ptr<float>(),       next_obs_.data_ptr<float>(),
+                                        actions_.data_ptr<std::int64_t>(), 0,
+                                        rewards_.data_ptr<float>(),   discounts_.data_ptr<float>(),
+                                        terminated_.data_ptr<float>(), kBatch};
+      const double value = plain_->gradients(batch, /*double_q=*/false, /*huber=*/true).value;
+      clip_and_check_gradients(params_, 10.0, value, {"DQN gradient step", ++n_updates_, 0});
+      optimizer_->step();
+      return;
+    }
     if (fused_) {
       {
         torch::NoGradGuard no_grad;
@@ -113,6 +126,7 @@ class DqnUpdate {
  private:
   bool fused_;
   QNetwork q_, target_;
+  std::unique_ptr<DqnFusedUpdate> plain_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::vector<torch::Tensor> params_ = q_->parameters();
   torch::Tensor obs_, next_obs_, actions_, rewards_, discounts_, terminated_;

@@ -131,6 +131,12 @@ class QNetworkImpl : public torch::nn::Module {
   // fused chain where it can.
   void use_fused_path(bool on) { use_fused_ = on; }
   bool fused_path() const { return use_fused_ && fused_.has_value(); }
+  // The whole network (trunk and Q head) as one fused chain on raw float32 rows, for acting
+  // and for DQN's plain-pass update; null when dueling, with the fused path off, or where the
+  // observation is not one float32 Box.
+  const FusedMlp* plain_chain() const {
+    return fused_path() && !dueling_ && encoder_->passes_float_rows() ? &*fused_ : nullptr;
+  }
 
  private:
   std::optional<FusedMlp> fused_;
