@@ -166,7 +166,8 @@ void PpoAgent::update(TrainingMonitor& monitor) {
   const PpoUpdateStats stats = run_ppo_epochs(
       cfg_, clip, *optimizer_, policy_->parameters(), [this] { return minibatches(); },
       [this](const RolloutBuffer::Batch& mb) { return evaluate_minibatch(mb); },
-      [this] { gradient_reducer().reduce(policy_->parameters()); }, n_updates_, num_timesteps_);
+      [this] { gradient_reducer().reduce(policy_->parameters()); }, n_updates_, num_timesteps_,
+      fused_update_on_ ? &fused_update_ : nullptr);
   Logger& log = monitor.logger();
   stats.record(log, *buffer_, lr, clip);
   log.record_excluded("train/n_updates", n_updates_, {"tensorboard"});

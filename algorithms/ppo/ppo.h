@@ -36,6 +36,7 @@
 #include "rl/normalizers.h"
 #include "rl/optim/fused_adam.h"
 #include "algorithms/ppo/ppo_config.h"
+#include "algorithms/ppo/ppo_fused_update.h"
 #include "core/runtime/actor_policy.h"
 #include "core/torch/module_parameters.h"
 #include "core/vector/vector_env.h"
@@ -77,6 +78,10 @@ class PpoAgent : public Agent {
 
   const PpoConfig& hyperparams() const { return cfg_; }
   ActorCritic& policy() { return policy_; }
+  // Whether minibatch steps run as plain passes (ppo_fused_update.h) where they can: a
+  // Categorical feed-forward policy on its fused chains, a float32 Box observation, the CPU. On
+  // by default; off takes autograd through the same chains (the same steps bit for bit).
+  void use_fused_update(bool on) { fused_update_on_ = on; }
   // Where the policy, optimiser state and minibatches live (the preset's `device`); rollouts
   // and normaliser statistics stay on the CPU.
   const torch::Device& device() const { return device_; }
@@ -146,6 +151,8 @@ class PpoAgent : public Agent {
   ActorCritic policy_{nullptr};
   ActingPolicy acting_{nullptr};  // policy_ with the statistics actors normalise with (made on first publish)
   std::unique_ptr<FusedAdam> optimizer_;
+  PpoFusedUpdate fused_update_{policy_};
+  bool fused_update_on_ = true;
   std::unique_ptr<ObservationNormalizer> obs_norm_;
   std::unique_ptr<RewardNormalizer> reward_norm_;
   std::unique_ptr<VectorEnv> venv_;

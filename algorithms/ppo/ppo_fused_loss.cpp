@@ -20,7 +20,6 @@ struct LossInputs {
   const float *old_log_probs, *advantages, *returns, *old_values;
   double clip, clip_vf, ent_coef, vf_coef;
   bool clip_values, normalize_advantage;
-  torch::Tensor actions, mask;  // kept for the backward pass (mask: Categorical's, or undefined)
 };
 
 // The pass's running sums and the minibatch's advantage normalisation, shared by both
@@ -65,13 +64,13 @@ class Pass {
   }
 
   // stats = {pg, value, entropy loss, approx_kl, clip_fraction}; returns the loss.
-  torch::Tensor finish(double* stats) const {
+  double finish(double* stats) const {
     stats[0] = pg_ * inv_rows_;
     stats[1] = value_ * inv_rows_;
     stats[2] = -entropy_ * inv_rows_;
     stats[3] = kl_ * inv_rows_;
     stats[4] = clipped_ * inv_rows_;
-    return torch::scalar_tensor(stats[0] + in_.ent_coef * stats[2] + in_.vf_coef * stats[1]);
+    return stats[0] + in_.ent_coef * stats[2] + in_.vf_coef * stats[1];
   }
 
  private:
@@ -80,72 +79,67 @@ class Pass {
   double pg_ = 0, value_ = 0, entropy_ = 0, kl_ = 0, clipped_ = 0;
 };
 
+// The Categorical loss's pass over the rows: log_probs [rows, n] and row_grads [rows, 3]
+// (d/d log pi(a), d/d value, the row's entropy) for its gradient pass; returns the loss.
+double categorical_forward(const LossInputs& in, const PpoCategoricalRows& x, float* lp, float* rg, double* stats) {
+  const std::int64_t rows = x.rows, n = x.n;
+  Pass pass(in, rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* zi = x.logits + i * n;
+    float* lpi = lp + i * n;
+    float mx = -INFINITY;
+    for (std::int64_t j = 0; j < n; ++j) {
+      lpi[j] = (x.mask && !x.mask[i * n + j]) ? -1e8f : zi[j];  // as Categorical masks
+      mx = std::max(mx, lpi[j]);
+    }
+    double sum = 0;
+    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(lpi[j]) - mx);
+    const double lse = mx + std::log(sum);
+    double h = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      lpi[j] = static_cast<float>(lpi[j] - lse);
+      h -= std::exp(static_cast<double>(lpi[j])) * lpi[j];
+    }
+    pass.row(i, lpi[x.actions[i]], h, x.values[i], rg + 3 * i);
+    rg[3 * i + 2] = static_cast<float>(h);
+  }
+  return pass.finish(stats);
+}
+
 struct CategoricalLoss : public torch::autograd::Function<CategoricalLoss> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& logits, const torch::Tensor& values,
-                               const LossInputs* in, double* stats) {
+                               const LossInputs* in, const torch::Tensor* actions_in, const torch::Tensor* mask_in,
+                               double* stats) {
+    // Pointers, not inputs: autograd takes no undefined tensor (no mask) as an input.
+    const torch::Tensor &actions = *actions_in, &mask = *mask_in;
     const std::int64_t rows = logits.size(0), n = logits.size(1);
-    const float* z = logits.data_ptr<float>();
-    const float* v = values.data_ptr<float>();
-    const std::int64_t* actions = in->actions.data_ptr<std::int64_t>();
-    const bool* mask = in->mask.defined() ? in->mask.data_ptr<bool>() : nullptr;
     auto log_probs = torch::empty({rows, n});
-    auto row_grads = torch::empty({rows, 3});  // d/d log pi(a), d/d value, the row's entropy
-    float* lp = log_probs.data_ptr<float>();
-    float* rg = row_grads.data_ptr<float>();
-    Pass pass(*in, rows);
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const float* zi = z + i * n;
-      float* lpi = lp + i * n;
-      float mx = -INFINITY;
-      for (std::int64_t j = 0; j < n; ++j) {
-        lpi[j] = (mask && !mask[i * n + j]) ? -1e8f : zi[j];  // as Categorical masks
-        mx = std::max(mx, lpi[j]);
-      }
-      double sum = 0;
-      for (std::int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(lpi[j]) - mx);
-      const double lse = mx + std::log(sum);
-      double h = 0;
-      for (std::int64_t j = 0; j < n; ++j) {
-        lpi[j] = static_cast<float>(lpi[j] - lse);
-        h -= std::exp(static_cast<double>(lpi[j])) * lpi[j];
-      }
-      pass.row(i, lpi[actions[i]], h, v[i], rg + 3 * i);
-      rg[3 * i + 2] = static_cast<float>(h);
-    }
+    auto row_grads = torch::empty({rows, 3});
+    const double loss = categorical_forward(
+        *in,
+        {logits.data_ptr<float>(), values.data_ptr<float>(), actions.data_ptr<std::int64_t>(),
+         mask.defined() ? mask.data_ptr<bool>() : nullptr, rows, n},
+        log_probs.data_ptr<float>(), row_grads.data_ptr<float>(), stats);
     ctx->save_for_backward({log_probs, row_grads});
-    ctx->saved_data["actions"] = in->actions;
-    ctx->saved_data["mask"] = in->mask;
+    ctx->saved_data["actions"] = actions;
+    ctx->saved_data["mask"] = mask;
     ctx->saved_data["ent_coef"] = in->ent_coef;
-    return pass.finish(stats);
+    return torch::scalar_tensor(loss);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
-    const float* lp = saved[0].data_ptr<float>();
-    const float* rg = saved[1].data_ptr<float>();
-    const auto actions_tensor = ctx->saved_data["actions"].toTensor();
-    const auto mask_tensor = ctx->saved_data["mask"].toTensor();
-    const auto* actions = actions_tensor.data_ptr<std::int64_t>();
-    const bool* mask = mask_tensor.defined() ? mask_tensor.data_ptr<bool>() : nullptr;
-    const double ent_coef = ctx->saved_data["ent_coef"].toDouble();
+    const auto actions = ctx->saved_data["actions"].toTensor();
+    const auto mask = ctx->saved_data["mask"].toTensor();
     const std::int64_t rows = saved[0].size(0), n = saved[0].size(1);
-    const double g = grad_outputs[0].item<double>(), inv_rows = 1.0 / static_cast<double>(rows);
     auto d_logits = torch::empty({rows, n});
     auto d_values = torch::empty({rows});
-    float* dz = d_logits.data_ptr<float>();
-    float* dv = d_values.data_ptr<float>();
-    for (std::int64_t i = 0; i < rows; ++i) {
-      const float* lpi = lp + i * n;
-      const double d_lp = rg[3 * i], h = rg[3 * i + 2];
-      for (std::int64_t j = 0; j < n; ++j) {
-        const double pj = std::exp(static_cast<double>(lpi[j]));
-        // d log pi(a) / d z_j = [j = a] - p_j; d (-H) / d z_j = p_j (log p_j + H), both per row.
-        const double d = d_lp * ((j == actions[i] ? 1.0 : 0.0) - pj) + ent_coef * inv_rows * pj * (lpi[j] + h);
-        dz[i * n + j] = (mask && !mask[i * n + j]) ? 0.0f : static_cast<float>(g * d);
-      }
-      dv[i] = static_cast<float>(g * rg[3 * i + 1]);
-    }
-    return {d_logits, d_values, torch::Tensor(), torch::Tensor()};
+    ppo_categorical_gradient_rows(saved[0].data_ptr<float>(), saved[1].data_ptr<float>(),
+                                  {nullptr, nullptr, actions.data_ptr<std::int64_t>(),
+                                   mask.defined() ? mask.data_ptr<bool>() : nullptr, rows, n},
+                                  ctx->saved_data["ent_coef"].toDouble(), grad_outputs[0].item<double>(),
+                                  d_logits.data_ptr<float>(), d_values.data_ptr<float>());
+    return {d_logits, d_values, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -153,11 +147,10 @@ struct CategoricalLoss : public torch::autograd::Function<CategoricalLoss> {
 // z = (a - mean) / std; entropy sum_j log_std_j + 1/2 + log(2 pi) / 2.
 struct GaussianLoss : public torch::autograd::Function<GaussianLoss> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& mean, const torch::Tensor& log_std,
-                               const torch::Tensor& values, const LossInputs* in, double* stats) {
+                               const torch::Tensor& values, const LossInputs* in, const float* act, double* stats) {
     const std::int64_t rows = mean.size(0), d = mean.size(1), ls_row = log_std.stride(0);
     const float* mu = mean.data_ptr<float>();
     const float* ls = log_std.data_ptr<float>();
-    const float* act = in->actions.data_ptr<float>();
     const float* v = values.data_ptr<float>();
     const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
     auto zs = torch::empty({rows, d});
@@ -178,7 +171,7 @@ struct GaussianLoss : public torch::autograd::Function<GaussianLoss> {
     }
     ctx->save_for_backward({zs, row_grads, log_std});
     ctx->saved_data["ent_coef"] = in->ent_coef;
-    return pass.finish(stats);
+    return torch::scalar_tensor(pass.finish(stats));
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
@@ -206,11 +199,11 @@ struct GaussianLoss : public torch::autograd::Function<GaussianLoss> {
       }
       dv[i] = static_cast<float>(g * rg[2 * i + 1]);
     }
-    return {d_mean, d_log_std, d_values, torch::Tensor(), torch::Tensor()};
+    return {d_mean, d_log_std, d_values, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
-LossInputs inputs_of(const RolloutBuffer::Batch& mb, const torch::Tensor& mask, const PpoConfig& cfg, double clip) {
+LossInputs inputs_of(const RolloutBuffer::Batch& mb, const PpoConfig& cfg, double clip) {
   return {mb.old_log_probs.data_ptr<float>(),
           mb.advantages.data_ptr<float>(),
           mb.returns.data_ptr<float>(),
@@ -220,9 +213,7 @@ LossInputs inputs_of(const RolloutBuffer::Batch& mb, const torch::Tensor& mask, 
           cfg.ent_coef,
           cfg.vf_coef,
           cfg.clip_range_vf.has_value(),
-          cfg.normalize_advantage,
-          mb.actions,
-          mask};
+          cfg.normalize_advantage};
 }
 
 }  // namespace
@@ -249,12 +240,12 @@ PpoLoss ppo_fused_loss(const ActionDistribution& dist, const torch::Tensor& valu
   double stats[5];
   PpoLoss out;
   if (const Categorical* c = dist.categorical()) {
-    const LossInputs in = inputs_of(mb, c->mask(), cfg, clip);
-    out.loss = CategoricalLoss::apply(c->logits(), values, &in, stats);
+    const LossInputs in = inputs_of(mb, cfg, clip);
+    out.loss = CategoricalLoss::apply(c->logits(), values, &in, &mb.actions, &c->mask(), stats);
   } else {
     const DiagGaussian* g = dist.gaussian();
-    const LossInputs in = inputs_of(mb, torch::Tensor(), cfg, clip);
-    out.loss = GaussianLoss::apply(g->mean(), g->log_std(), values, &in, stats);
+    const LossInputs in = inputs_of(mb, cfg, clip);
+    out.loss = GaussianLoss::apply(g->mean(), g->log_std(), values, &in, mb.actions.data_ptr<float>(), stats);
   }
   out.pg_loss = stats[0];
   out.value_loss = stats[1];
@@ -262,6 +253,28 @@ PpoLoss ppo_fused_loss(const ActionDistribution& dist, const torch::Tensor& valu
   out.approx_kl = stats[3];
   out.clip_fraction = stats[4];
   return out;
+}
+
+double ppo_categorical_loss_rows(const PpoCategoricalRows& x, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
+                                 double clip, float* log_probs, float* row_grads, double* stats) {
+  return categorical_forward(inputs_of(mb, cfg, clip), x, log_probs, row_grads, stats);
+}
+
+void ppo_categorical_gradient_rows(const float* lp, const float* rg, const PpoCategoricalRows& x, double ent_coef,
+                                   double g, float* dz, float* dv) {
+  const std::int64_t rows = x.rows, n = x.n;
+  const double inv_rows = 1.0 / static_cast<double>(rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* lpi = lp + i * n;
+    const double d_lp = rg[3 * i], h = rg[3 * i + 2];
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double pj = std::exp(static_cast<double>(lpi[j]));
+      // d log pi(a) / d z_j = [j = a] - p_j; d (-H) / d z_j = p_j (log p_j + H), both per row.
+      const double d = d_lp * ((j == x.actions[i] ? 1.0 : 0.0) - pj) + ent_coef * inv_rows * pj * (lpi[j] + h);
+      dz[i * n + j] = (x.mask && !x.mask[i * n + j]) ? 0.0f : static_cast<float>(g * d);
+    }
+    dv[i] = static_cast<float>(g * rg[3 * i + 1]);
+  }
 }
 
 }  // namespace rlzoo

@@ -24,4 +24,23 @@ bool ppo_fused_loss_applies(const ActionDistribution& dist, const torch::Tensor&
 PpoLoss ppo_fused_loss(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb,
                        const PpoConfig& cfg, double clip);
 
+// The Categorical loss's two passes on raw rows, which its autograd node and PPO's plain-pass
+// update (ppo_fused_update.h) share: logits [rows, n], values [rows], actions int64 [rows],
+// mask [rows, n] (null: none).
+struct PpoCategoricalRows {
+  const float* logits;
+  const float* values;
+  const std::int64_t* actions;
+  const bool* mask;
+  std::int64_t rows, n;
+};
+// The loss on the rows (the rest of the minibatch's columns from `mb`) and its five statistics
+// (PpoLoss's order); writes log_probs [rows, n] and row_grads [rows, 3] for the gradient pass.
+double ppo_categorical_loss_rows(const PpoCategoricalRows& rows, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
+                                 double clip, float* log_probs, float* row_grads, double* stats);
+// The gradients at the logits and the values (rows' logits and values unused), for an incoming
+// gradient g.
+void ppo_categorical_gradient_rows(const float* log_probs, const float* row_grads, const PpoCategoricalRows& rows,
+                                   double ent_coef, double g, float* d_logits, float* d_values);
+
 }  // namespace rlzoo

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "algorithms/ppo/ppo_fused_loss.h"
+#include "algorithms/ppo/ppo_fused_update.h"
 #include "rl/gradient_guard.h"
 #include "rl/normalizers.h"
 #include "rl/optim/zero_gradients.h"
@@ -78,16 +79,26 @@ PpoUpdateStats run_ppo_epochs(
     const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
     const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
     const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
-    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps) {
+    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps,
+    PpoFusedUpdate* plain) {
   PpoUpdateStats stats;
   for (std::int64_t epoch = 0; epoch < cfg.n_epochs; ++epoch) {
     for (auto& mb : minibatches()) {
-      auto [dist, values] = evaluate(mb);
-      const PpoLoss l = ppo_loss(dist, values, mb, cfg, clip);
+      const bool passes = plain && plain->applies(mb);
+      PpoLoss l;
+      if (passes) {
+        l = plain->forward(mb, cfg, clip);
+      } else {
+        auto [dist, values] = evaluate(mb);
+        l = ppo_loss(dist, values, mb, cfg, clip);
+      }
       stats.add_ratio_stats(l);
       if (cfg.target_kl && l.approx_kl > 1.5 * *cfg.target_kl) return stats;
       zero_gradients(optimizer);
-      l.loss.backward();
+      if (passes)
+        plain->backward(cfg);
+      else
+        l.loss.backward();
       if (before_step) before_step();
       clip_and_check_gradients(parameters, cfg.max_grad_norm, l.loss, {"PPO gradient step", n_updates + 1, num_timesteps});
       optimizer.step();

@@ -15,6 +15,8 @@
 
 namespace rlzoo {
 
+class PpoFusedUpdate;  // algorithms/ppo/ppo_fused_update.h
+
 class Logger;
 class RewardNormalizer;
 
@@ -84,11 +86,13 @@ PpoSchedule apply_ppo_schedule(const PpoConfig& cfg, torch::optim::Optimizer& op
 // each optimiser step `before_step` may touch the gradients (a distributed reducer), then the
 // global norm of `parameters` is clipped. Counts the optimiser steps in `n_updates`. A
 // non-finite gradient stops before its step with TrainingDiverged naming `num_timesteps`
-// (rl/gradient_guard.h).
+// (rl/gradient_guard.h). With `plain` (not null), minibatches it applies to take its plain
+// passes instead of `evaluate` and autograd: the same steps bit for bit.
 PpoUpdateStats run_ppo_epochs(
     const PpoConfig& cfg, double clip, torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
     const std::function<std::vector<RolloutBuffer::Batch>()>& minibatches,
     const std::function<std::pair<ActionDistribution, torch::Tensor>(const RolloutBuffer::Batch&)>& evaluate,
-    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps);
+    const std::function<void()>& before_step, std::int64_t& n_updates, std::int64_t num_timesteps,
+    PpoFusedUpdate* plain = nullptr);
 
 }  // namespace rlzoo

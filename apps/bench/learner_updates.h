@@ -14,6 +14,7 @@
 
 #include "algorithms/dqn/dqn_fused_update.h"
 #include "algorithms/dqn/dqn_loss.h"
+#include "algorithms/ppo/ppo_fused_update.h"
 #include "algorithms/ppo/ppo_loss.h"
 #include "rl/gradient_guard.h"
 #include "rl/nets/networks.h"
@@ -39,7 +40,7 @@ class PpoUpdate {
  public:
   static constexpr std::int64_t kBatch = 256;
   PpoUpdate(std::int64_t width, bool fused)
-      : policy_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)) {
+      : policy_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)), fused_(fused) {
     policy_->use_fused_path(fused);
     optimizer_ = make_adam(policy_->parameters(), torch::optim::AdamOptions(1e-3).eps(1e-5), fused);
     cfg_.n_epochs = 1;
@@ -58,11 +59,14 @@ class PpoUpdate {
   void step() {
     run_ppo_epochs(
         cfg_, 0.2, *optimizer_, params_, [this] { return std::vector<RolloutBuffer::Batch>{mb_}; },
-        [this](const RolloutBuffer::Batch& b) { return policy_->forward(b.obs); }, nullptr, n_updates_, 0);
+        [this](const RolloutBuffer::Batch& b) { return policy_->forward(b.obs); }, nullptr, n_updates_, 0,
+        fused_ ? &plain_ : nullptr);  // as PpoAgent takes it: plain passes (ppo_fused_update.h)
   }
 
  private:
   ActorCritic policy_;
+  bool fused_;
+  PpoFusedUpdate plain_{policy_};
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::vector<torch::Tensor> params_ = policy_->parameters();
   PpoConfig cfg_;

@@ -179,6 +179,11 @@ bool ActorCriticImpl::plain_heads(const float* obs, std::int64_t rows, float* he
   return fused_pi_->forward_rows(obs, rows, head_out, scratch) && fused_vf_->forward_rows(obs, rows, values, scratch);
 }
 
+std::pair<const FusedMlp*, const FusedMlp*> ActorCriticImpl::plain_chains() const {
+  if (recurrent() || !fused_path() || !encoder_->passes_float_rows()) return {nullptr, nullptr};
+  return {&*fused_pi_, &*fused_vf_};
+}
+
 torch::Tensor ActorCriticImpl::value(const std::vector<torch::Tensor>& obs) {
   if (recurrent()) throw UserError("a recurrent actor-critic acts through forward_sequence (it needs its state)");
   const auto x = encoder_->forward(obs);

@@ -102,6 +102,10 @@ class ActorCriticImpl : public torch::nn::Module {
   // the fused path, the observation is one float32 Box and the parameters are plain CPU ones.
   bool plain_heads(const float* obs, std::int64_t rows, float* head_out, float* values,
                    std::vector<float>& scratch) const;
+  // The actor's and the critic's chains (trunk and head each) on raw float32 rows, for PPO's
+  // plain-pass update (algorithms/ppo/ppo_fused_update.h); both null under plain_heads()'s
+  // conditions but the parameters'.
+  std::pair<const FusedMlp*, const FusedMlp*> plain_chains() const;
 
  private:
   ActionDistribution distribution(const torch::Tensor& head_out, const torch::Tensor& mask);
