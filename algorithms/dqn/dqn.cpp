@@ -111,34 +111,30 @@ void DqnAgent::train(std::int64_t gradient_steps, TrainingMonitor& monitor) {
     // Sampled and decoded on the CPU, where the buffer lives; used on the device.
     const ReplaySample s = buffer_->sample(cfg_.batch_size, cfg_.gamma, cfg_.n_step);
     const UpdateWhere where{"DQN gradient step", n_updates_ + 1, num_timesteps_};
+    DqnLossValue l;
     if (plain) {
       torch::Tensor obs, next_obs;  // the decoded rows the batch points into
       zero_gradients(*optimizer_);
-      const DqnLossValue l = fused_update_->gradients(DqnFusedUpdate::rows_of(s, space, start, obs, next_obs),
-                                                      cfg_.double_q, cfg_.loss == "huber");
-      gradient_reducer().reduce(params);
-      clip_and_check_gradients(params, cfg_.max_grad_norm, l.value, where);
-      optimizer_->step();
-      ++n_updates_;
-      loss_sum += l.value;
-      q_sum += l.q_mean;
-      continue;
+      l = fused_update_->gradients(DqnFusedUpdate::rows_of(s, space, start, obs, next_obs), cfg_.double_q,
+                                   cfg_.loss == "huber");
+    } else {
+      const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
+                          terminated = s.terminated.to(device_), actions = (s.actions - start).to(device_);
+      torch::Tensor target;
+      {
+        torch::NoGradGuard no_grad;
+        const auto next = to_device(observation_tensors(space, s.next_obs), device_);
+        target = dqn_targets(q_target_->forward(next), cfg_.double_q ? q_net_->forward(next) : torch::Tensor(),
+                             rewards, discounts, terminated);
+      }
+      const DqnLoss loss = dqn_td_loss(q_net_->forward(to_device(observation_tensors(space, s.obs), device_)),
+                                       actions, target, cfg_.loss == "huber");
+      zero_gradients(*optimizer_);
+      loss.loss.backward();
+      l = {loss.value, loss.q_mean};
     }
-    const torch::Tensor rewards = s.rewards.to(device_), discounts = s.discounts.to(device_),
-                        terminated = s.terminated.to(device_), actions = (s.actions - start).to(device_);
-    torch::Tensor target;
-    {
-      torch::NoGradGuard no_grad;
-      const auto next = to_device(observation_tensors(space, s.next_obs), device_);
-      target = dqn_targets(q_target_->forward(next), cfg_.double_q ? q_net_->forward(next) : torch::Tensor(), rewards,
-                           discounts, terminated);
-    }
-    const DqnLoss l = dqn_td_loss(q_net_->forward(to_device(observation_tensors(space, s.obs), device_)), actions,
-                                  target, cfg_.loss == "huber");
-    zero_gradients(*optimizer_);
-    l.loss.backward();
     gradient_reducer().reduce(params);
-    clip_and_check_gradients(params, cfg_.max_grad_norm, l.loss, where);
+    clip_and_check_gradients(params, cfg_.max_grad_norm, l.value, where);
     optimizer_->step();
     ++n_updates_;
     loss_sum += l.value;

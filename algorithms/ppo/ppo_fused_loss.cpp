@@ -216,6 +216,16 @@ LossInputs inputs_of(const RolloutBuffer::Batch& mb, const PpoConfig& cfg, doubl
           cfg.normalize_advantage};
 }
 
+// The loss's five statistics, in Pass::finish's order.
+PpoLoss with_stats(PpoLoss out, const double* stats) {
+  out.pg_loss = stats[0];
+  out.value_loss = stats[1];
+  out.entropy_loss = stats[2];
+  out.approx_kl = stats[3];
+  out.clip_fraction = stats[4];
+  return out;
+}
+
 }  // namespace
 
 bool ppo_fused_loss_applies(const ActionDistribution& dist, const torch::Tensor& values, const RolloutBuffer::Batch& mb) {
@@ -239,25 +249,22 @@ PpoLoss ppo_fused_loss(const ActionDistribution& dist, const torch::Tensor& valu
                        const PpoConfig& cfg, double clip) {
   double stats[5];
   PpoLoss out;
+  const LossInputs in = inputs_of(mb, cfg, clip);
   if (const Categorical* c = dist.categorical()) {
-    const LossInputs in = inputs_of(mb, cfg, clip);
     out.loss = CategoricalLoss::apply(c->logits(), values, &in, &mb.actions, &c->mask(), stats);
   } else {
     const DiagGaussian* g = dist.gaussian();
-    const LossInputs in = inputs_of(mb, cfg, clip);
     out.loss = GaussianLoss::apply(g->mean(), g->log_std(), values, &in, mb.actions.data_ptr<float>(), stats);
   }
-  out.pg_loss = stats[0];
-  out.value_loss = stats[1];
-  out.entropy_loss = stats[2];
-  out.approx_kl = stats[3];
-  out.clip_fraction = stats[4];
-  return out;
+  return with_stats(std::move(out), stats);
 }
 
-double ppo_categorical_loss_rows(const PpoCategoricalRows& x, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
-                                 double clip, float* log_probs, float* row_grads, double* stats) {
-  return categorical_forward(inputs_of(mb, cfg, clip), x, log_probs, row_grads, stats);
+PpoLoss ppo_categorical_loss_rows(const PpoCategoricalRows& x, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
+                                  double clip, float* log_probs, float* row_grads) {
+  double stats[5];
+  PpoLoss out;
+  out.loss = torch::scalar_tensor(categorical_forward(inputs_of(mb, cfg, clip), x, log_probs, row_grads, stats));
+  return with_stats(std::move(out), stats);
 }
 
 void ppo_categorical_gradient_rows(const float* lp, const float* rg, const PpoCategoricalRows& x, double ent_coef,

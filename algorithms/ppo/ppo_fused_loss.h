@@ -34,10 +34,11 @@ struct PpoCategoricalRows {
   const bool* mask;
   std::int64_t rows, n;
 };
-// The loss on the rows (the rest of the minibatch's columns from `mb`) and its five statistics
-// (PpoLoss's order); writes log_probs [rows, n] and row_grads [rows, 3] for the gradient pass.
-double ppo_categorical_loss_rows(const PpoCategoricalRows& rows, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
-                                 double clip, float* log_probs, float* row_grads, double* stats);
+// The loss on the rows (the rest of the minibatch's columns from `mb`; the loss a scalar tensor
+// outside any graph) with its statistics; writes log_probs [rows, n] and row_grads [rows, 3] for
+// the gradient pass.
+PpoLoss ppo_categorical_loss_rows(const PpoCategoricalRows& rows, const RolloutBuffer::Batch& mb, const PpoConfig& cfg,
+                                  double clip, float* log_probs, float* row_grads);
 // The gradients at the logits and the values (rows' logits and values unused), for an incoming
 // gradient g.
 void ppo_categorical_gradient_rows(const float* log_probs, const float* row_grads, const PpoCategoricalRows& rows,

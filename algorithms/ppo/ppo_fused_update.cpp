@@ -30,16 +30,7 @@ PpoLoss PpoFusedUpdate::forward(const RolloutBuffer::Batch& mb, const PpoConfig&
            n};
   log_probs_.resize(static_cast<std::size_t>(rows * n));
   row_grads_.resize(static_cast<std::size_t>(rows * 3));
-  double stats[5];
-  PpoLoss out;
-  out.loss = torch::scalar_tensor(
-      ppo_categorical_loss_rows(rows_, mb, cfg, clip, log_probs_.data(), row_grads_.data(), stats));
-  out.pg_loss = stats[0];
-  out.value_loss = stats[1];
-  out.entropy_loss = stats[2];
-  out.approx_kl = stats[3];
-  out.clip_fraction = stats[4];
-  return out;
+  return ppo_categorical_loss_rows(rows_, mb, cfg, clip, log_probs_.data(), row_grads_.data());
 }
 
 void PpoFusedUpdate::backward(const PpoConfig& cfg) {
