@@ -175,8 +175,8 @@ std::pair<ActionDistribution, torch::Tensor> ActorCriticImpl::forward(const std:
 
 bool ActorCriticImpl::plain_heads(const float* obs, std::int64_t rows, float* head_out, float* values,
                                   std::vector<float>& scratch) const {
-  if (recurrent() || !fused_path() || !encoder_->passes_float_rows()) return false;
-  return fused_pi_->forward_rows(obs, rows, head_out, scratch) && fused_vf_->forward_rows(obs, rows, values, scratch);
+  const auto [pi, vf] = plain_chains();
+  return pi && pi->forward_rows(obs, rows, head_out, scratch) && vf->forward_rows(obs, rows, values, scratch);
 }
 
 std::pair<const FusedMlp*, const FusedMlp*> ActorCriticImpl::plain_chains() const {

@@ -103,8 +103,9 @@ class ActorCriticImpl : public torch::nn::Module {
   bool plain_heads(const float* obs, std::int64_t rows, float* head_out, float* values,
                    std::vector<float>& scratch) const;
   // The actor's and the critic's chains (trunk and head each) on raw float32 rows, for PPO's
-  // plain-pass update (algorithms/ppo/ppo_fused_update.h); both null under plain_heads()'s
-  // conditions but the parameters'.
+  // plain-pass update (algorithms/ppo/ppo_fused_update.h); both null unless the policy is
+  // feed-forward on the fused path and the observation is one float32 Box (the parameters are
+  // not checked: FusedMlp::plain_parameters()).
   std::pair<const FusedMlp*, const FusedMlp*> plain_chains() const;
 
  private:
