@@ -79,15 +79,8 @@ ReplaySample ContinuousOffPolicyAgent::sample() const {
 
 ReplayRowTensors ContinuousOffPolicyAgent::sample_rows() const {
   const ReplaySample s = sample();
-  const std::int64_t rows = s.rewards.size(0);
-  auto decode = [&](const torch::Tensor& bytes) {
-    const auto fields = observation_tensors(spec_.observation_space, bytes);
-    RLZOO_CHECK(fields.size() == 1 && fields[0].scalar_type() == torch::kFloat32,
-                "sample_rows needs one float32 Box observation");
-    return fields[0].reshape({rows, -1}).contiguous();
-  };
-  return {decode(s.obs),
-          decode(s.next_obs),
+  return {float_observation_rows(spec_.observation_space, s.obs, "sample_rows"),
+          float_observation_rows(spec_.observation_space, s.next_obs, "sample_rows"),
           unit_actions(s.actions).to(torch::kFloat32).contiguous(),
           s.rewards.contiguous(),
           s.discounts.contiguous(),

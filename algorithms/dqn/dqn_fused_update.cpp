@@ -1,7 +1,5 @@
 #include "algorithms/dqn/dqn_fused_update.h"
 
-#include <algorithm>
-
 #include "core/common/error.h"
 #include "rl/nets/observation.h"
 
@@ -11,14 +9,8 @@ DqnFusedUpdate::Batch DqnFusedUpdate::rows_of(const ReplaySample& sample, const 
                                               std::int64_t action_offset, torch::Tensor& obs,
                                               torch::Tensor& next_obs) {
   const std::int64_t rows = sample.rewards.size(0);
-  auto decode = [&](const torch::Tensor& bytes) {
-    const auto fields = observation_tensors(observation_space, bytes);
-    RLZOO_CHECK(fields.size() == 1 && fields[0].scalar_type() == torch::kFloat32,
-                "DQN's plain-pass update needs one float32 Box observation");
-    return fields[0].reshape({rows, -1}).contiguous();
-  };
-  obs = decode(sample.obs);
-  next_obs = decode(sample.next_obs);
+  obs = float_observation_rows(observation_space, sample.obs, "DQN's plain-pass update");
+  next_obs = float_observation_rows(observation_space, sample.next_obs, "DQN's plain-pass update");
   for (const auto* t : {&sample.actions, &sample.rewards, &sample.discounts, &sample.terminated})
     RLZOO_CHECK(t->is_contiguous() && t->dim() == 1 && t->size(0) == rows, "a replay sample's columns are [rows]");
   return {obs.data_ptr<float>(),

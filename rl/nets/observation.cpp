@@ -62,4 +62,11 @@ std::vector<torch::Tensor> observation_tensors(const Space& space, const torch::
   return observation_tensors(space, bytes.data_ptr(), bytes.size(0));
 }
 
+torch::Tensor float_observation_rows(const Space& space, const torch::Tensor& bytes, const char* who) {
+  const auto fields = observation_tensors(space, bytes);
+  RLZOO_CHECK(fields.size() == 1 && fields[0].scalar_type() == torch::kFloat32,
+              fmt::format("{} needs one float32 Box observation", who));
+  return fields[0].reshape({bytes.size(0), -1}).contiguous();
+}
+
 }  // namespace rlzoo

@@ -21,6 +21,10 @@ std::vector<torch::Tensor> observation_tensors(const Space& space, const void* d
 // The same from a uint8 tensor [batch, byte_size] (e.g. gathered from a replay buffer);
 // the result aliases `bytes`, which must be contiguous.
 std::vector<torch::Tensor> observation_tensors(const Space& space, const torch::Tensor& bytes);
+// The observations of one float32 Box from such bytes as rows [batch, numel] (aliasing
+// `bytes`), for updates written as plain passes over memory; `who` names the update in the
+// error thrown for any other space.
+torch::Tensor float_observation_rows(const Space& space, const torch::Tensor& bytes, const char* who);
 
 // True for a Box that looks like an image: uint8 with shape (H, W, C) or (C, H, W).
 bool is_image_space(const Space& space);
