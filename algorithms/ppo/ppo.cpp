@@ -150,7 +150,8 @@ std::vector<RolloutBuffer::Batch> PpoAgent::minibatches() const {
   RLZOO_CHECK(buffer_ != nullptr, "no rollout yet");
   auto batches =
       recurrent() ? buffer_->sequence_minibatches(envs_per_minibatch()) : buffer_->minibatches(cfg_.batch_size);
-  for (auto& b : batches) b = b.to(device_);
+  if (!device_.is_cpu())  // the buffer is on the CPU: nine no-op to() calls per epoch otherwise
+    for (auto& b : batches) b = b.to(device_);
   return batches;
 }
 

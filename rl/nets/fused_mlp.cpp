@@ -11,6 +11,7 @@
 #include "core/common/error.h"
 #include "rl/nets/fused_mlp_kernels.h"
 #include "rl/nets/gemm.h"
+#include "rl/nets/thin_gemm.h"
 
 namespace rlzoo {
 
@@ -25,12 +26,20 @@ float* gradient_of(const torch::Tensor& p) {
   return p.grad().data_ptr<float>();
 }
 
-// One layer: y [rows, out] = act(h [rows, in] W^T + b), no activation when `act` is null.
+// One layer: y [rows, out] = act(h [rows, in] W^T + b), no activation when `act` is null. Where
+// it rounds alike (thin_gemm.h), y starts as the bias and the product adds to it.
 void layer_forward(const float* h, std::int64_t rows, const torch::Tensor& w, const torch::Tensor& b,
                    const FusedActivation* act, float* y) {
   const std::int64_t in = w.size(1), out = w.size(0);
+  const float* bias = b.data_ptr<float>();
+  if (bias_first_matches_blas(in)) {
+    for (std::int64_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
+    sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h, in, w.data_ptr<float>(), in, 1.0f, y, out);
+    if (act) fused::activate(y, rows * out, *act);
+    return;
+  }
   sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h, in, w.data_ptr<float>(), in, 0.0f, y, out);
-  fused::bias_activation(y, b.data_ptr<float>(), rows, out, act);
+  fused::bias_activation(y, bias, rows, out, act);
 }
 
 // The chain's output on x [B, in] for params [W0, b0, W1, b1, ...]; with `saved`, x and every

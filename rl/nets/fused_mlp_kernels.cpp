@@ -50,6 +50,14 @@ __attribute__((target_clones("avx2", "default"))) void bias_activation(float* z,
   }
 }
 
+__attribute__((target_clones("avx2", "default"))) void activate(float* z, std::int64_t n, FusedActivation act) {
+  if (act == FusedActivation::Tanh) {
+    for (std::int64_t i = 0; i < n; ++i) z[i] = tanh_one(z[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) z[i] = z[i] > 0.0f ? z[i] : 0.0f;
+  }
+}
+
 __attribute__((target_clones("avx2", "default"))) void activation_backward(float* dz, const float* y, std::int64_t n,
                                                                             FusedActivation act) {
   if (act == FusedActivation::Tanh) {

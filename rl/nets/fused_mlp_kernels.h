@@ -17,6 +17,9 @@ namespace rlzoo::fused {
 // z[r, j] = act(z[r, j] + b[j]) over rows x cols (row-major); no activation when `act` is null.
 void bias_activation(float* z, const float* b, std::int64_t rows, std::int64_t cols, const FusedActivation* act);
 
+// z[i] = act(z[i]) over n floats: bias_activation for a product that already added the bias.
+void activate(float* z, std::int64_t n, FusedActivation act);
+
 // dz[i] *= act'(.) where y[i] is the activation's output.
 void activation_backward(float* dz, const float* y, std::int64_t n, FusedActivation act);
 

@@ -2,7 +2,10 @@
 
 #include <cblas.h>
 
+#include <cstring>
 #include <vector>
+
+#include "rl/nets/thin_gemm.h"
 
 namespace rlzoo {
 
@@ -29,6 +32,18 @@ void sgemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::in
   if (!buffer_touched) {
     buffer_touched = true;
     touch_blas_buffer();
+  }
+  if (thin_sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
+  if (beta == 0.0f && own_loops_match_blas() && m > 0 && n > 0) {
+    // OpenBLAS zeroes C for beta 0 in a pass of its own, slower here than memset (a 256 x 64 x 64
+    // product took 43.2 us with it, 37.6 us with C filled first); C = +0, then the sum added to
+    // it once, either way.
+    if (ldc == n) {
+      std::memset(c, 0, static_cast<std::size_t>(m * n) * sizeof(float));
+    } else {
+      for (std::int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<std::size_t>(n) * sizeof(float));
+    }
+    beta = 1.0f;
   }
   cblas_sgemm(CblasRowMajor, trans_a == Trans::Yes ? CblasTrans : CblasNoTrans,
               trans_b == Trans::Yes ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),

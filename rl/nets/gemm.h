@@ -1,7 +1,9 @@
 // Single-precision matrix products on row-major matrices through the system BLAS (the
 // libblas.so.3 that Debian's LibTorch calls too: OpenBLAS where installed), for code that
 // multiplies small matrices many times and cannot afford a LibTorch operation's dispatch per
-// product (the fused small-MLP path, rl/nets/fused_mlp.h, and `rlzoo bench learner`).
+// product (the fused small-MLP path, rl/nets/fused_mlp.h, and `rlzoo bench learner`). Products
+// with a thin side run in rlzoo's own loops where those round as the BLAS call would
+// (rl/nets/thin_gemm.h).
 #pragma once
 
 #include <cstdint>
