@@ -123,6 +123,41 @@ TEST(RolloutBuffer, GaeMatchesHandComputedValuesAndStopsAtEpisodeEnds) {
   EXPECT_EQ(batches[0].advantages.size(0) + batches[1].advantages.size(0), 3);
 }
 
+// minibatches() copies rows itself: each field of each minibatch must be what reshape and
+// index_select give for the same permutation (torch's default generator, drawn once per call).
+TEST(RolloutBuffer, MinibatchesHoldTheRowsOfThePermutation) {
+  constexpr std::int64_t steps = 5, envs = 3, total = steps * envs;
+  RolloutBuffer buf(steps, envs);
+  const auto obs = torch::randn({steps, envs, 2, 3});
+  const auto actions = torch::randint(0, 4, {steps, envs}, torch::kInt64);
+  const auto values = torch::randn({steps, envs}), log_probs = torch::randn({steps, envs});
+  const auto masks = torch::rand({steps, envs, 4}) > 0.5;
+  for (std::int64_t t = 0; t < steps; ++t)
+    buf.add({obs[t]}, actions[t], torch::randn({envs}), torch::zeros({envs}), values[t], log_probs[t], masks[t]);
+  buf.compute_returns_and_advantages(torch::randn({envs}), 0.9, 0.8);
+  torch::manual_seed(21);
+  const auto batches = buf.minibatches(4);
+  torch::manual_seed(21);
+  const auto perm = torch::randperm(total, torch::kInt64);
+  ASSERT_EQ(batches.size(), 4u);
+  auto rows_of = [&](const torch::Tensor& t, std::int64_t start, std::int64_t count) {
+    std::vector<std::int64_t> sizes{total};
+    for (std::int64_t k = 2; k < t.dim(); ++k) sizes.push_back(t.size(k));
+    return t.reshape(sizes).index_select(0, perm.slice(0, start, start + count));
+  };
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const std::int64_t start = static_cast<std::int64_t>(i) * 4, count = std::min<std::int64_t>(4, total - start);
+    const auto& b = batches[i];
+    EXPECT_TRUE(torch::equal(b.obs[0], rows_of(obs, start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.actions, rows_of(actions, start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.old_values, rows_of(values, start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.old_log_probs, rows_of(log_probs, start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.advantages, rows_of(buf.advantages(), start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.returns, rows_of(buf.returns(), start, count))) << i;
+    EXPECT_TRUE(torch::equal(b.action_masks, rows_of(masks, start, count))) << i;
+  }
+}
+
 // add() stores rows of other dtypes and strided columns without select and copy_: the stored
 // values must be exactly what copy_ gives (float64 rounded to nearest, overflow to inf, bool
 // as 0/1), and a column of the policy's [N, 2] output must be read with its stride.
