@@ -33,7 +33,14 @@ void layer_forward(const float* h, std::int64_t rows, const torch::Tensor& w, co
   const std::int64_t in = w.size(1), out = w.size(0);
   const float* bias = b.data_ptr<float>();
   if (bias_first_matches_blas(in)) {
-    for (std::int64_t r = 0; r < rows; ++r) std::copy(bias, bias + out, y + r * out);
+    // The bias into every row, in doubling copies (a copy per row held ~1.8% of the samples of
+    // PPO's CartPole training).
+    std::copy(bias, bias + out, y);
+    for (std::int64_t filled = 1; filled < rows;) {
+      const std::int64_t n = std::min(filled, rows - filled);
+      std::copy(y, y + n * out, y + filled * out);
+      filled += n;
+    }
     sgemm(Trans::No, Trans::Yes, rows, out, in, 1.0f, h, in, w.data_ptr<float>(), in, 1.0f, y, out);
     if (act) fused::activate(y, rows * out, *act);
     return;

@@ -81,29 +81,48 @@ template <int M, int V, BetaKind kKind>
 RLZOO_AVX2_FMA void columns_block(i64 j, i64 k, const float* a, i64 lda, const float* b, i64 ldb, float beta, float* c,
                                   i64 rs, i64 cs) {
   __m256 acc[M][V];
+  #pragma GCC unroll 8
   for (int r = 0; r < M; ++r)
+    #pragma GCC unroll 8
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
   for (i64 kk = 0; kk < k; ++kk) {
     const float* bk = b + kk * ldb + j;
     __m256 bv[V];
+    #pragma GCC unroll 8
     for (int v = 0; v < V; ++v) bv[v] = _mm256_loadu_ps(bk + 8 * v);
+    #pragma GCC unroll 8
     for (int r = 0; r < M; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + kk * lda + r);
+      #pragma GCC unroll 8
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
     }
   }
   const __m256 beta8 = _mm256_set1_ps(beta);
-  for (int r = 0; r < M; ++r)
-    for (int v = 0; v < V; ++v) {
-      float* out = c + r * rs + (j + 8 * v) * cs;
-      if (cs == 1) {
+  if (cs == 1) {
+    #pragma GCC unroll 8
+    for (int r = 0; r < M; ++r)
+      #pragma GCC unroll 8
+      for (int v = 0; v < V; ++v) {
+        float* out = c + r * rs + j + 8 * v;
         _mm256_storeu_ps(out, finish8<kKind>(acc[r][v], beta8, out));
-      } else {
-        alignas(32) float lanes[8];
-        _mm256_store_ps(lanes, acc[r][v]);
-        for (int q = 0; q < 8; ++q) out[q * cs] = finish(lanes[q], kKind, beta, out[q * cs]);
       }
-    }
+    return;
+  }
+  // C^T: the sums leave the registers in one go (finishing them lane by lane from `acc` itself
+  // made GCC keep `acc` on the stack, storing every accumulator on every step of k).
+  alignas(32) float sums[M][V][8];
+  #pragma GCC unroll 8
+  for (int r = 0; r < M; ++r)
+    #pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) _mm256_store_ps(sums[r][v], acc[r][v]);
+  #pragma GCC unroll 8
+  for (int r = 0; r < M; ++r)
+    #pragma GCC unroll 8
+    for (int v = 0; v < V; ++v)
+      for (int q = 0; q < 8; ++q) {
+        float* out = c + r * rs + (j + 8 * v + q) * cs;
+        *out = finish(sums[r][v][q], kKind, beta, *out);
+      }
 }
 
 template <int M, BetaKind kKind>
