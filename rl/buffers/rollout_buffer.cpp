@@ -34,9 +34,10 @@ torch::Tensor on(const torch::Tensor& t, const torch::Device& device) { return t
 // seen as [n_steps * n_envs, ...]: what reshape and index_select give, by plain copies. PPO
 // takes a minibatch of every field per epoch, and on CartPole's 256 rows those LibTorch
 // operations cost ~5% of an update.
-torch::Tensor gather_rows(const torch::Tensor& storage, const std::int64_t* idx, std::int64_t count) {
-  RLZOO_CHECK(storage.device().is_cpu() && storage.is_contiguous() && storage.dim() >= 2,
-              "rollout storage must be contiguous on the CPU");
+torch::Tensor gather_rows(const torch::Tensor& storage, std::int64_t n_envs, const std::int64_t* idx,
+                          std::int64_t count) {
+  RLZOO_CHECK(storage.device().is_cpu() && storage.is_contiguous(), "rollout storage must be contiguous on the CPU");
+  RLZOO_CHECK(storage.dim() >= 2 && storage.size(1) == n_envs, "rollout storage must be [n_steps, n_envs, ...]");
   const std::int64_t rows = storage.size(0) * storage.size(1);
   std::vector<std::int64_t> sizes{count};
   for (std::int64_t k = 2; k < storage.dim(); ++k) sizes.push_back(storage.size(k));
@@ -221,13 +222,13 @@ std::vector<RolloutBuffer::Batch> RolloutBuffer::minibatches(std::int64_t batch_
     const std::int64_t count = std::min(total, start + batch_size) - start;
     const std::int64_t* idx = perm.data_ptr<std::int64_t>() + start;
     Batch b;
-    for (const auto& o : obs_) b.obs.push_back(gather_rows(o, idx, count));
-    b.actions = gather_rows(actions_, idx, count);
-    b.old_values = gather_rows(values_, idx, count);
-    b.old_log_probs = gather_rows(log_probs_, idx, count);
-    b.advantages = gather_rows(advantages_, idx, count);
-    b.returns = gather_rows(returns_, idx, count);
-    if (masks_.defined()) b.action_masks = gather_rows(masks_, idx, count);
+    for (const auto& o : obs_) b.obs.push_back(gather_rows(o, n_envs_, idx, count));
+    b.actions = gather_rows(actions_, n_envs_, idx, count);
+    b.old_values = gather_rows(values_, n_envs_, idx, count);
+    b.old_log_probs = gather_rows(log_probs_, n_envs_, idx, count);
+    b.advantages = gather_rows(advantages_, n_envs_, idx, count);
+    b.returns = gather_rows(returns_, n_envs_, idx, count);
+    if (masks_.defined()) b.action_masks = gather_rows(masks_, n_envs_, idx, count);
     out.push_back(std::move(b));
   }
   return out;

@@ -32,7 +32,7 @@ void layer_forward(const float* h, std::int64_t rows, const torch::Tensor& w, co
                    const FusedActivation* act, float* y) {
   const std::int64_t in = w.size(1), out = w.size(0);
   const float* bias = b.data_ptr<float>();
-  if (bias_first_matches_blas(in)) {
+  if (rows > 0 && bias_first_matches_blas(in)) {
     // The bias into every row, in doubling copies (a copy per row held ~1.8% of the samples of
     // PPO's CartPole training).
     std::copy(bias, bias + out, y);

@@ -13,34 +13,27 @@ namespace {
 
 using i64 = std::int64_t;
 
-// How C's old value enters: beta 0 (C is overwritten), 1 (added to) or any other (scaled).
-enum class BetaKind { Zero, One, Other };
+// How C's old value enters: beta 0 (C is overwritten) or 1 (added to); other betas go to BLAS.
+enum class BetaKind { Zero, One };
 
-BetaKind kind_of(float beta) { return beta == 0.0f ? BetaKind::Zero : beta == 1.0f ? BetaKind::One : BetaKind::Other; }
-
-// Every function below ends an element as OpenBLAS does: beta x C first (C = 0 for beta 0), then
-// the chain's sum added once. Adding +0 for beta 0 is not a no-op: it is what BLAS does.
+// Every function below ends an element as OpenBLAS does: C (0 for beta 0) plus the chain's sum,
+// added once.
 #define RLZOO_AVX2_FMA __attribute__((target("avx2,fma")))
 
-RLZOO_AVX2_FMA inline float finish(float acc, BetaKind kind, float beta, float c) {
-  const float base = kind == BetaKind::Zero ? 0.0f : kind == BetaKind::One ? c : c * beta;
-  return acc + base;
-}
+RLZOO_AVX2_FMA inline float finish(float acc, BetaKind kind, float c) { return acc + (kind == BetaKind::Zero ? 0.0f : c); }
 
 template <BetaKind kKind>
-RLZOO_AVX2_FMA inline __m256 finish8(__m256 acc, __m256 beta, const float* c) {
+RLZOO_AVX2_FMA inline __m256 finish8(__m256 acc, const float* c) {
   if constexpr (kKind == BetaKind::Zero) return _mm256_add_ps(acc, _mm256_setzero_ps());
-  if constexpr (kKind == BetaKind::One) return _mm256_add_ps(acc, _mm256_loadu_ps(c));
-  return _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(c), beta));
+  return _mm256_add_ps(acc, _mm256_loadu_ps(c));
 }
 
 // C[i, :] = sum over kk < K of A[i, kk] B[kk, :] for every row i: B's K rows held at stride ldb,
 // eight columns of C at a time, A's K values of a row broadcast once.
 template <int K, BetaKind kKind>
-RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, const float* a, i64 lda, const float* b, i64 ldb, float beta, float* c,
+RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, const float* a, i64 lda, const float* b, i64 ldb, float* c,
                                  i64 ldc) {
   const i64 n8 = n & ~i64{7};
-  const __m256 beta8 = _mm256_set1_ps(beta);
   for (i64 i = 0; i < m; ++i) {
     const float* ai = a + i * lda;
     float* ci = c + i * ldc;
@@ -49,27 +42,27 @@ RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, const float* a, i64 lda, const fl
     for (i64 j = 0; j < n8; j += 8) {
       __m256 acc = _mm256_setzero_ps();
       for (int kk = 0; kk < K; ++kk) acc = _mm256_fmadd_ps(av[kk], _mm256_loadu_ps(b + kk * ldb + j), acc);
-      _mm256_storeu_ps(ci + j, finish8<kKind>(acc, beta8, ci + j));
+      _mm256_storeu_ps(ci + j, finish8<kKind>(acc, ci + j));
     }
     for (i64 j = n8; j < n; ++j) {
       float acc = 0.0f;
       for (int kk = 0; kk < K; ++kk) acc = std::fma(ai[kk], b[kk * ldb + j], acc);
-      ci[j] = finish(acc, kKind, beta, ci[j]);
+      ci[j] = finish(acc, kKind, ci[j]);
     }
   }
 }
 
 template <BetaKind kKind>
-RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, i64 k, const float* a, i64 lda, const float* b, i64 ldb, float beta,
+RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, i64 k, const float* a, i64 lda, const float* b, i64 ldb,
                                  float* c, i64 ldc) {
   switch (k) {
-    case 1: return rows_small_k<1, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    case 2: return rows_small_k<2, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    case 3: return rows_small_k<3, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    case 4: return rows_small_k<4, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    case 5: return rows_small_k<5, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    case 6: return rows_small_k<6, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
-    default: return rows_small_k<7, kKind>(m, n, a, lda, b, ldb, beta, c, ldc);
+    case 1: return rows_small_k<1, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    case 2: return rows_small_k<2, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    case 3: return rows_small_k<3, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    case 4: return rows_small_k<4, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    case 5: return rows_small_k<5, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    case 6: return rows_small_k<6, kKind>(m, n, a, lda, b, ldb, c, ldc);
+    default: return rows_small_k<7, kKind>(m, n, a, lda, b, ldb, c, ldc);
   }
 }
 
@@ -78,7 +71,7 @@ RLZOO_AVX2_FMA void rows_small_k(i64 m, i64 n, i64 k, const float* a, i64 lda, c
 // (rs = 1, cs = ldc) for one with M columns, whose elements are the same chains with the
 // factors of each product swapped. V vectors of eight columns at a time.
 template <int M, int V, BetaKind kKind>
-RLZOO_AVX2_FMA void columns_block(i64 j, i64 k, const float* a, i64 lda, const float* b, i64 ldb, float beta, float* c,
+RLZOO_AVX2_FMA void columns_block(i64 j, i64 k, const float* a, i64 lda, const float* b, i64 ldb, float* c,
                                   i64 rs, i64 cs) {
   __m256 acc[M][V];
   #pragma GCC unroll 8
@@ -97,14 +90,13 @@ RLZOO_AVX2_FMA void columns_block(i64 j, i64 k, const float* a, i64 lda, const f
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
     }
   }
-  const __m256 beta8 = _mm256_set1_ps(beta);
   if (cs == 1) {
     #pragma GCC unroll 8
     for (int r = 0; r < M; ++r)
       #pragma GCC unroll 8
       for (int v = 0; v < V; ++v) {
         float* out = c + r * rs + j + 8 * v;
-        _mm256_storeu_ps(out, finish8<kKind>(acc[r][v], beta8, out));
+        _mm256_storeu_ps(out, finish8<kKind>(acc[r][v], out));
       }
     return;
   }
@@ -121,44 +113,44 @@ RLZOO_AVX2_FMA void columns_block(i64 j, i64 k, const float* a, i64 lda, const f
     for (int v = 0; v < V; ++v)
       for (int q = 0; q < 8; ++q) {
         float* out = c + r * rs + (j + 8 * v + q) * cs;
-        *out = finish(sums[r][v][q], kKind, beta, *out);
+        *out = finish(sums[r][v][q], kKind, *out);
       }
 }
 
 template <int M, BetaKind kKind>
-RLZOO_AVX2_FMA void small_side_columns(i64 n, i64 k, const float* a, i64 lda, const float* b, i64 ldb, float beta,
+RLZOO_AVX2_FMA void small_side_columns(i64 n, i64 k, const float* a, i64 lda, const float* b, i64 ldb,
                                        float* c, i64 rs, i64 cs) {
   constexpr int kWide = M <= 2 ? 4 : 2;  // accumulators: M x kWide <= 8 of the 16 registers
   i64 j = 0;
-  for (; j + 8 * kWide <= n; j += 8 * kWide) columns_block<M, kWide, kKind>(j, k, a, lda, b, ldb, beta, c, rs, cs);
-  for (; j + 8 <= n; j += 8) columns_block<M, 1, kKind>(j, k, a, lda, b, ldb, beta, c, rs, cs);
+  for (; j + 8 * kWide <= n; j += 8 * kWide) columns_block<M, kWide, kKind>(j, k, a, lda, b, ldb, c, rs, cs);
+  for (; j + 8 <= n; j += 8) columns_block<M, 1, kKind>(j, k, a, lda, b, ldb, c, rs, cs);
   for (; j < n; ++j)
     for (int r = 0; r < M; ++r) {
       float acc = 0.0f;
       for (i64 kk = 0; kk < k; ++kk) acc = std::fma(a[kk * lda + r], b[kk * ldb + j], acc);
       float* out = c + r * rs + j * cs;
-      *out = finish(acc, kKind, beta, *out);
+      *out = finish(acc, kKind, *out);
     }
 }
 
 template <BetaKind kKind>
 RLZOO_AVX2_FMA void small_side_columns(i64 rows, i64 n, i64 k, const float* a, i64 lda, const float* b, i64 ldb,
-                                       float beta, float* c, i64 rs, i64 cs) {
+                                       float* c, i64 rs, i64 cs) {
   switch (rows) {
-    case 1: return small_side_columns<1, kKind>(n, k, a, lda, b, ldb, beta, c, rs, cs);
-    case 2: return small_side_columns<2, kKind>(n, k, a, lda, b, ldb, beta, c, rs, cs);
-    case 3: return small_side_columns<3, kKind>(n, k, a, lda, b, ldb, beta, c, rs, cs);
-    default: return small_side_columns<4, kKind>(n, k, a, lda, b, ldb, beta, c, rs, cs);
+    case 1: return small_side_columns<1, kKind>(n, k, a, lda, b, ldb, c, rs, cs);
+    case 2: return small_side_columns<2, kKind>(n, k, a, lda, b, ldb, c, rs, cs);
+    case 3: return small_side_columns<3, kKind>(n, k, a, lda, b, ldb, c, rs, cs);
+    default: return small_side_columns<4, kKind>(n, k, a, lda, b, ldb, c, rs, cs);
   }
 }
 
 template <BetaKind kKind>
 RLZOO_AVX2_FMA bool thin_product(Trans trans_a, Trans trans_b, i64 m, i64 n, i64 k, const float* a, i64 lda,
-                                 const float* b, i64 ldb, float beta, float* c, i64 ldc) {
+                                 const float* b, i64 ldb, float* c, i64 ldc) {
   // The limits are where the BLAS kernels' sums are single chains too: their full 8 x 4 tiles
   // (column-major C), at k >= 8, sum in another order (tests/rl/thin_gemm_test.cpp).
   if (trans_a == Trans::No && trans_b == Trans::No && k <= 7) {
-    rows_small_k<kKind>(m, n, k, a, lda, b, ldb, beta, c, ldc);
+    rows_small_k<kKind>(m, n, k, a, lda, b, ldb, c, ldc);
     return true;
   }
   if (trans_a == Trans::No && trans_b == Trans::Yes && k <= 7) {
@@ -167,15 +159,15 @@ RLZOO_AVX2_FMA bool thin_product(Trans trans_a, Trans trans_b, i64 m, i64 n, i64
     bt.resize(static_cast<std::size_t>(k * n));
     for (i64 j = 0; j < n; ++j)
       for (i64 kk = 0; kk < k; ++kk) bt[static_cast<std::size_t>(kk * n + j)] = b[j * ldb + kk];
-    rows_small_k<kKind>(m, n, k, a, lda, bt.data(), n, beta, c, ldc);
+    rows_small_k<kKind>(m, n, k, a, lda, bt.data(), n, c, ldc);
     return true;
   }
   if (trans_a == Trans::Yes && trans_b == Trans::No && m <= 3) {
-    small_side_columns<kKind>(m, n, k, a, lda, b, ldb, beta, c, ldc, 1);
+    small_side_columns<kKind>(m, n, k, a, lda, b, ldb, c, ldc, 1);
     return true;
   }
   if (trans_a == Trans::Yes && trans_b == Trans::No && n <= 4) {
-    small_side_columns<kKind>(n, m, k, b, ldb, a, lda, beta, c, 1, ldc);
+    small_side_columns<kKind>(n, m, k, b, ldb, a, lda, c, 1, ldc);
     return true;
   }
   return false;
@@ -186,6 +178,9 @@ RLZOO_AVX2_FMA bool thin_product(Trans trans_a, Trans trans_b, i64 m, i64 n, i64
 bool own_loops_match_blas() {
   static const bool match = [] {
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+    // With AVX-512 OpenBLAS sends small row-major products with beta 0 to its sgemm_direct
+    // kernel whatever core it names, so the kernels' order would not be the one checked here.
+    if (__builtin_cpu_supports("avx512f")) return false;
     const BlasInfo blas = detect_blas();
     if (!blas.is_openblas) return false;
     return blas.name.find("Haswell") != std::string::npos || blas.name.find(" Zen") != std::string::npos;
@@ -198,13 +193,10 @@ bool bias_first_matches_blas(std::int64_t k) { return k <= 256 && own_loops_matc
 bool thin_sgemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
                 std::int64_t ldc) {
-  if (alpha != 1.0f || m <= 0 || n <= 0 || k <= 0 || k > 256) return false;
+  if (alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || m <= 0 || n <= 0 || k <= 0 || k > 256) return false;
   if (!own_loops_match_blas()) return false;
-  switch (kind_of(beta)) {
-    case BetaKind::Zero: return thin_product<BetaKind::Zero>(trans_a, trans_b, m, n, k, a, lda, b, ldb, beta, c, ldc);
-    case BetaKind::One: return thin_product<BetaKind::One>(trans_a, trans_b, m, n, k, a, lda, b, ldb, beta, c, ldc);
-    default: return thin_product<BetaKind::Other>(trans_a, trans_b, m, n, k, a, lda, b, ldb, beta, c, ldc);
-  }
+  if (beta == 0.0f) return thin_product<BetaKind::Zero>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+  return thin_product<BetaKind::One>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 }  // namespace rlzoo

@@ -18,8 +18,8 @@
 
 namespace rlzoo {
 
-// Whether this process runs OpenBLAS's Haswell or Zen kernels on a CPU with AVX2 and FMA: the
-// case whose rounding rlzoo's own loops reproduce. Found once.
+// Whether this process runs OpenBLAS's Haswell or Zen kernels on a CPU with AVX2 and FMA and
+// without AVX-512: the case whose rounding rlzoo's own loops reproduce. Found once.
 bool own_loops_match_blas();
 
 // Whether a product with beta 1 onto C already holding a bias (each row a copy of it) gives the
@@ -29,7 +29,7 @@ bool own_loops_match_blas();
 bool bias_first_matches_blas(std::int64_t k);
 
 // C = alpha op(A) op(B) + beta C as sgemm() (rl/nets/gemm.h) defines it, computed here and true
-// when the shape is thin, alpha is 1, k <= 256 (one of OpenBLAS's k blocks) and
+// when the shape is thin, alpha is 1, beta is 0 or 1, k <= 256 (one of OpenBLAS's k blocks) and
 // own_loops_match_blas(); otherwise false, with C untouched.
 bool thin_sgemm(Trans trans_a, Trans trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
                 const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,

@@ -115,6 +115,14 @@ TEST(FusedMlp, ForwardWithoutGradientsBuildsNoGraph) {
   expect_close(y, c.head->forward(c.trunk->forward(x)), "no-grad output");
 }
 
+// An empty batch gives an empty output, on every path a layer can take (bias first included).
+TEST(FusedMlp, AnEmptyBatchGivesAnEmptyOutput) {
+  Chain c(4, {64}, 2, "tanh");
+  torch::NoGradGuard no_grad;
+  const auto y = c.fused.forward(torch::randn({0, 4}));
+  EXPECT_EQ(y.sizes(), (std::vector<std::int64_t>{0, 2}));
+}
+
 TEST(FusedMlp, OtherActivationsAndInputsTakeTheModulesPath) {
   Chain c(5, {8}, 2, "tanh");
   EXPECT_FALSE(c.fused.applies_to(torch::randn({4, 5}, torch::kFloat64)));
