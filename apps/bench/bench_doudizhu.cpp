@@ -13,8 +13,12 @@
 //    concurrent games evaluated in one factorised pass per seat (DecisionBatch), beside
 //    DouZero's way (the whole network over every legal action, one decision at a time) on the
 //    same positions; with the GFLOP/s each achieves;
+//  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
+//    thread, with its GFLOP/s beside the one-thread sgemm peak;
 //  * end-to-end DMC training frames/s with the shipped preset (2 actors, shared inference
-//    server, learner), on all cores.
+//    server, learner), on all cores, beside two ceilings computed in the same run: both cores
+//    at the sgemm peak (`ceiling_at_peak`, the yardstick), and both cores always busy
+//    at the one-thread acting and learning rates just measured (`ceiling_at_one_thread_rates`).
 #include <chrono>
 
 #include <fmt/format.h>
@@ -24,6 +28,7 @@
 #include "algorithms/dmc/dmc.h"
 #include "apps/app_paths.h"
 #include "apps/bench/bench_util.h"
+#include "apps/bench/sgemm_peak.h"
 #include "apps/commands.h"
 #include "core/torch/threads.h"
 #include "envs/doudizhu/encoding.h"
@@ -113,8 +118,21 @@ void bench_engine(const DouDizhuBenchOptions& o) {
                     {"checksum", sink % 1000}});
 }
 
+// What the training line's ceilings take from the one-thread lines. A frame is one decision of
+// one seat (forced moves included, which cost no network pass).
+struct FrameCosts {
+  double act_flops = 0;            // per frame, the factorised way
+  double act_frames_per_s = 0;     // one acting thread
+  double learn_flops = 0;          // per frame
+  double learn_frames_per_s = 0;   // one learning thread
+  double sgemm_peak_gflops = 0;
+};
+
+// Learner FLOPs per frame: DouZero's forward on one (state, action) row, backward about twice that.
+double learn_flops_per_frame() { return 3.0 * douzero_flops(Seat::LandlordDown, 1.0); }
+
 // One thread: epsilon-greedy self-play of `games` concurrent games, all three seats.
-void bench_actor(const DouDizhuBenchOptions& o) {
+void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
   configure_threads(1, 1);
   torch::InferenceMode inference;
   dmc::SeatNets nets;
@@ -188,10 +206,43 @@ void bench_actor(const DouDizhuBenchOptions& o) {
                     {"concurrent_games", o.games},
                     {"gflops", fast_gflops},
                     {"douzero_way_gflops", slow_gflops}});
+  costs.act_flops = flops / fast_decisions;
+  costs.act_frames_per_s = rate;
 }
 
-void bench_training(const DouDizhuBenchOptions& o) {
-  if (o.train_frames <= 0) return;
+// One learner step (DmcAgent::train_step) of the preset's B x T frames for a peasant seat, on
+// synthetic 0/1 features and +-1 targets, one thread; then the one-thread sgemm peak.
+void bench_learner_step(const DouDizhuBenchOptions& o, FrameCosts& costs) {
+  const std::string configs = o.configs.empty() ? presets_dir().string() : o.configs;
+  auto agent = Agent::from_preset(configs + "/dmc/DouDizhu-v0.yaml", {"hyperparams.eval_every=0"});
+  auto& dmc = dynamic_cast<dmc::DmcAgent&>(*agent);
+  configure_threads(1, 1);
+  const Seat seat = Seat::LandlordDown;
+  const std::int64_t n = dmc.hyperparams().frames_per_step(), sd = state_dim(seat);
+  dmc::SeatFrames frames;
+  Rng rng(5);
+  auto bits = [&](std::vector<std::uint8_t>& v, std::int64_t size) {
+    v.resize(static_cast<std::size_t>(size));
+    for (auto& b : v) b = static_cast<std::uint8_t>(rng.below(2));
+  };
+  bits(frames.x, n * sd);
+  bits(frames.a, n * kCardDim);
+  bits(frames.z, n * kHistoryDim);
+  frames.target.resize(static_cast<std::size_t>(n));
+  for (auto& t : frames.target) t = rng.below(2) ? 1.0f : -1.0f;
+  const double rate = median_rate([&] { dmc.train_step(seat, frames); }, static_cast<double>(n), o.seconds, o.repeats);
+  costs.learn_flops = learn_flops_per_frame();
+  costs.learn_frames_per_s = rate;
+  costs.sgemm_peak_gflops = sgemm_peak_gflops(o.seconds, o.repeats);
+  const double gflops = rate * costs.learn_flops / 1e9;
+  print_bench_line("doudizhu/learner_frames_1_thread", rate, "frames/s", nullptr,
+                   {{"frames_per_step", n},
+                    {"gflops", gflops},
+                    {"sgemm_peak_gflops", costs.sgemm_peak_gflops},
+                    {"fraction_of_peak", gflops / costs.sgemm_peak_gflops}});
+}
+
+void bench_training(const DouDizhuBenchOptions& o, const FrameCosts& costs) {
   const std::string configs = o.configs.empty() ? presets_dir().string() : o.configs;
   auto agent = Agent::from_preset(configs + "/dmc/DouDizhu-v0.yaml",
                                   {fmt::format("n_timesteps={}", o.train_frames), "hyperparams.eval_every=0"});
@@ -203,13 +254,21 @@ void bench_training(const DouDizhuBenchOptions& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double rate = static_cast<double>(o.train_frames) / seconds;
   const RuntimeConfig& runtime = agent->preset().runtime;
-  // Learner FLOPs per frame: DouZero's forward on one (state, action) row, backward about twice that.
-  const double learn_flops = 3.0 * douzero_flops(Seat::LandlordDown, 1.0);
+  // Both cores at the sgemm peak, every frame acted and learnt once; and both cores always busy
+  // at the one-thread rates (the work of a frame split between them at will).
+  const double ceiling = 2.0 * costs.sgemm_peak_gflops * 1e9 / (costs.act_flops + costs.learn_flops);
+  const double busy_ceiling = 2.0 / (1.0 / costs.act_frames_per_s + 1.0 / costs.learn_frames_per_s);
   print_bench_line("doudizhu/train_frames", rate, "frames/s", reference(1'100),
                    {{"speedup_vs_reference", rate / 1'100},
                     {"frames", o.train_frames},
                     {"seconds", seconds},
-                    {"learner_gflops", rate * learn_flops / 1e9},
+                    {"learner_gflops", rate * costs.learn_flops / 1e9},
+                    {"acting_mflop_per_frame", costs.act_flops / 1e6},
+                    {"learning_mflop_per_frame", costs.learn_flops / 1e6},
+                    {"ceiling_at_peak", ceiling},
+                    {"fraction_of_ceiling_at_peak", rate / ceiling},
+                    {"ceiling_at_one_thread_rates", busy_ceiling},
+                    {"fraction_of_ceiling_at_one_thread_rates", rate / busy_ceiling},
                     {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, 1 learner",
                                           runtime.actors, runtime.envs_per_actor,
                                           runtime.inference.max_batch > 0 ? "shared inference server"
@@ -229,8 +288,11 @@ void add_doudizhu_bench_command(CLI::App& bench) {
   cmd->add_option("--configs", o->configs, "Presets directory (default: the shipped presets)");
   cmd->callback([o] {
     bench_engine(*o);
-    bench_actor(*o);
-    bench_training(*o);
+    FrameCosts costs;
+    bench_actor(*o, costs);
+    if (o->train_frames <= 0) return;
+    bench_learner_step(*o, costs);
+    bench_training(*o, costs);
   });
 }
 

@@ -29,6 +29,7 @@
 
 #include "apps/bench/bench_util.h"
 #include "apps/bench/learner_updates.h"
+#include "apps/bench/sgemm_peak.h"
 #include "apps/commands.h"
 #include "core/torch/threads.h"
 #include "algorithms/builtin.h"
@@ -153,10 +154,7 @@ void print_gemm_lines(const std::string& name, const std::vector<GemmShape>& sha
 }
 
 double sgemm_peak(const LearnerBenchOptions& o) {
-  const auto a = torch::rand({512, 512}), b = torch::rand({512, 512});
-  auto c = torch::empty({512, 512});
-  const double rate = median_rate([&] { torch::mm_out(c, a, b); }, 1.0, o.seconds, o.repeats);
-  const double gflops = rate * 2.0 * 512 * 512 * 512 / 1e9;
+  const double gflops = sgemm_peak_gflops(o.seconds, o.repeats);
   print_bench_line("learner/sgemm_peak", gflops, "GFLOP/s", nullptr, {{"shape", "512x512x512"}, {"threads", 1}});
   return gflops;
 }

@@ -2,6 +2,7 @@
 // checkpoints, head-to-head evaluation, and the terminal game with malformed and illegal input.
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -229,6 +230,43 @@ TEST(DouDizhuCli, PlaySeatsAnOutsideProgramBesideAnotherAgent) {
   const auto own = test::run_command(cli() + " doudizhu play --seat landlord --landlord rule", "");
   EXPECT_EQ(own.status, 2);
   EXPECT_NE(own.err.find("your own seat"), std::string::npos) << own.err;
+}
+
+// `rlzoo bench doudizhu` end to end at its smallest: the training line's two ceilings are
+// computed from the one-thread acting and learning lines and the sgemm peak of the same run.
+TEST(DouDizhuCli, BenchTrainingLineCarriesItsCeilings) {
+  SKIP_WITHOUT_DOUDIZHU();
+  const auto r = test::run_command(cli() + " bench doudizhu --train-frames 3200 --seconds 0.05 --repeats 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, nlohmann::json> by_name;
+  std::istringstream lines(r.out);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.empty() || l[0] != '{') continue;  // the log's lines
+    const auto j = nlohmann::json::parse(l);
+    by_name[j.at("bench").get<std::string>()] = j;
+  }
+  for (const char* name : {"doudizhu/legal_moves_fresh_landlord_hand", "doudizhu/random_selfplay",
+                           "doudizhu/actor_decisions_1_thread", "doudizhu/learner_frames_1_thread", "doudizhu/train_frames"})
+    ASSERT_TRUE(by_name.count(name)) << name << " missing from:\n" << r.out;
+  const auto& act = by_name["doudizhu/actor_decisions_1_thread"];
+  const auto& learn = by_name["doudizhu/learner_frames_1_thread"];
+  const auto& train = by_name["doudizhu/train_frames"];
+  const double act_rate = act["value"], learn_rate = learn["value"], rate = train["value"];
+  const double peak = learn["sgemm_peak_gflops"], act_mflop = train["acting_mflop_per_frame"],
+               learn_mflop = train["learning_mflop_per_frame"];
+  ASSERT_GT(rate, 0.0);
+  EXPECT_EQ(learn["frames_per_step"], 3200);  // the preset's B x T
+  EXPECT_NEAR(learn["gflops"].get<double>(), learn_rate * learn_mflop / 1e3, 1e-9 * learn_rate * learn_mflop);
+  // DouZero's network: 12.6 MFLOP to learn a frame; acting costs more than the per-decision
+  // part (the LSTM and the state's first layer, 1.9 MFLOP) unless every move was forced.
+  EXPECT_NEAR(learn_mflop, 12.63, 0.01);
+  EXPECT_GT(act_mflop, 1.9);
+  const double ceiling = 2.0 * peak * 1e3 / (act_mflop + learn_mflop);
+  EXPECT_NEAR(train["ceiling_at_peak"].get<double>(), ceiling, 1e-9 * ceiling);
+  EXPECT_NEAR(train["fraction_of_ceiling_at_peak"].get<double>(), rate / ceiling, 1e-9);
+  const double busy = 2.0 / (1.0 / act_rate + 1.0 / learn_rate);
+  EXPECT_NEAR(train["ceiling_at_one_thread_rates"].get<double>(), busy, 1e-9 * busy);
+  EXPECT_NEAR(train["fraction_of_ceiling_at_one_thread_rates"].get<double>(), rate / busy, 1e-9);
 }
 
 }  // namespace
