@@ -105,6 +105,10 @@ void check_preset_capabilities(const AgentSetup& setup, const YAML::Node& preset
   if (backend == Backend::threads && rt.backend == "threads" && rt.actors < 1 && caps.backends.front() != backend)
     ctx.child("actors").fail(node("actors").IsDefined() ? node("actors") : node("backend"),
                              "runtime.backend threads needs runtime.actors >= 1");
+  if (rt.actor_nice > 0 && backend != Backend::threads)
+    ctx.child("actor_nice").fail(node("actor_nice"), fmt::format("runtime.actor_nice applies to actor threads; the {} "
+                                                                 "backend runs none (remove it)",
+                                                                 backend_name(backend)));
   // A recurrent policy is asked for by hyperparams.policy.recurrent.cell other than none.
   const YAML::Node cell = child(child(child(child(preset, "hyperparams"), "policy"), "recurrent"), "cell");
   if (!caps.recurrent_policies && cell.IsDefined() && cell.IsScalar() && cell.Scalar() != "none")

@@ -16,6 +16,7 @@
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc_actor.h"
 #include "algorithms/dmc/dmc_player.h"
+#include "core/platform/thread_priority.h"
 #include "core/runtime/batching_server.h"
 #include "core/runtime/parameter_store.h"
 #include "core/runtime/stop.h"
@@ -241,7 +242,8 @@ void DmcAgent::run_training(TrainingRun& run) {
         return true;
       };
     }
-    group.spawn(fmt::format("actor-{}", a), [opt, evaluate, &queue](const StopSource& stop) {
+    group.spawn(fmt::format("actor-{}", a), [opt, evaluate, &queue, nice = rt.actor_nice](const StopSource& stop) {
+      raise_current_thread_nice(nice);
       run_dmc_actor(opt, evaluate, queue, stop);
     });
   }

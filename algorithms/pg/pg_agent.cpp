@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/platform/thread_priority.h"
 #include "rl/agent_checkpoint.h"
 #include "rl/gradient_guard.h"
 #include "rl/learner_device.h"
@@ -129,6 +130,7 @@ TrajectoryBatch PgAgent::sample(std::int64_t n) {
     if (count == 0) continue;
     load_snapshot(*replicas_[a], weights);
     group.spawn(fmt::format("pg-actor-{}", a), [&, a, share](const StopSource&) {
+      raise_current_thread_nice(preset().runtime.actor_nice);
       use_one_torch_thread();
       parts[a] = sample_trajectories(*replicas_[a], actor_envs_[a], make, share, horizon());
     });

@@ -15,8 +15,8 @@
 //    same positions; with the GFLOP/s each achieves;
 //  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
 //    thread, with its GFLOP/s beside the one-thread sgemm peak;
-//  * end-to-end DMC training frames/s with the shipped preset (2 actors, shared inference
-//    server, learner), on all cores, beside two ceilings computed in the same run: both cores
+//  * end-to-end DMC training frames/s with the shipped preset (2 actors, each with its own
+//    network replica, and the learner), on all cores, beside two ceilings computed in the same run: both cores
 //    at the sgemm peak (`ceiling_at_peak`, the yardstick), and both cores always busy
 //    at the one-thread acting and learning rates just measured (`ceiling_at_one_thread_rates`).
 #include <chrono>
@@ -269,10 +269,11 @@ void bench_training(const DouDizhuBenchOptions& o, const FrameCosts& costs) {
                     {"fraction_of_ceiling_at_peak", rate / ceiling},
                     {"ceiling_at_one_thread_rates", busy_ceiling},
                     {"fraction_of_ceiling_at_one_thread_rates", rate / busy_ceiling},
-                    {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, 1 learner",
+                    {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, actor_nice {}, 1 learner",
                                           runtime.actors, runtime.envs_per_actor,
                                           runtime.inference.max_batch > 0 ? "shared inference server"
-                                                                          : "a network replica per actor")}});
+                                                                          : "a network replica per actor",
+                                          runtime.actor_nice)}});
 }
 
 }  // namespace

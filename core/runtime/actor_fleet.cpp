@@ -3,6 +3,8 @@
 #include <chrono>
 #include <fmt/format.h>
 
+#include "core/platform/thread_priority.h"
+
 namespace rlzoo {
 
 // Waits for a credit, then pushes into the shared queue.
@@ -74,6 +76,7 @@ void ActorFleet::start() {
     lo.reset_seed = options_.reset_seed;
     lo.first_sequence = options_.first_sequence;
     threads_.spawn(fmt::format("actor-{}", a), [this, a, lo](const StopSource& stop) {
+      raise_current_thread_nice(options_.actor_nice);
       const auto i = static_cast<std::size_t>(a);
       run_actor_loop(*envs_[i], *policies_[i], *sinks_[i], lo, stop);
     });

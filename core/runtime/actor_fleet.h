@@ -47,6 +47,7 @@ struct ActorFleetOptions {
   std::size_t queue_capacity = 2;           // per actor
   std::optional<std::uint64_t> reset_seed;  // env g is reset with reset_seed + g
   std::uint64_t first_sequence = 0;
+  int actor_nice = 0;  // added to each actor thread's nice value (runtime.actor_nice)
 };
 
 class ActorFleet : public TrajectorySource {

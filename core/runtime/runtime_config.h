@@ -7,6 +7,7 @@
 //     envs_per_actor: 8
 //     inference: {max_batch: 0, max_wait_us: 200}   # max_batch > 0: one shared inference server
 //     queue_capacity: 4    # trajectories in flight per actor before actors wait (back-pressure)
+//     actor_nice: 10       # actor threads yield their core to the learner's thread (threads only)
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct RuntimeConfig {
   int envs_per_actor = 1;
   InferenceConfig inference;
   int queue_capacity = 2;
+  int actor_nice = 0;
   static void describe(Fields<RuntimeConfig>& f) {
     f("backend", &RuntimeConfig::backend,
       "where experience comes from: inline (the synchronous loop on the learner's thread), threads (actor threads), "
@@ -49,6 +51,10 @@ struct RuntimeConfig {
     f("inference", &RuntimeConfig::inference, "batched inference across actor threads");
     f("queue_capacity", &RuntimeConfig::queue_capacity,
       "trajectories each actor may have in flight before it waits for the learner", Bound::at_least(1));
+    f("actor_nice", &RuntimeConfig::actor_nice,
+      "added to the actor threads' nice value (0: the learner's priority): when both want a core the learner's "
+      "thread runs first and the actors take the time it leaves; threads backend only",
+      Bound::closed(0, 19));
   }
   bool enabled() const { return actors > 0; }
   std::int64_t total_envs() const { return static_cast<std::int64_t>(actors) * envs_per_actor; }

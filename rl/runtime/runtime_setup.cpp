@@ -25,6 +25,7 @@ ActorFleetOptions preset_fleet_options(const PresetConfig& preset, std::int64_t 
   o.envs_per_actor = preset.runtime.envs_per_actor;
   o.steps_per_trajectory = steps_per_trajectory;
   o.queue_capacity = static_cast<std::size_t>(preset.runtime.queue_capacity);
+  o.actor_nice = preset.runtime.actor_nice;
   o.reset_seed = static_cast<std::uint64_t>(preset.seed) + static_cast<std::uint64_t>(num_timesteps);
   return o;
 }

@@ -83,6 +83,19 @@ TEST(AlgorithmCapabilities, ARuntimeSectionThatContradictsItselfIsRefused) {
               HasSubstr("one of: auto, inline, threads, processes"));
 }
 
+TEST(AlgorithmCapabilities, ActorNiceIsRefusedWhereNoActorThreadsRun) {
+  test::register_builtins();
+  EXPECT_THAT(test::error_of([] { make_agent("ppo", "CartPole-v1", {"runtime.actor_nice=5"}); }),
+              HasSubstr("runtime.actor_nice applies to actor threads; the inline backend runs none"));
+  EXPECT_THAT(test::error_of([] {
+                make_agent("ppo", "CartPole-v1", {"runtime.backend=processes", "runtime.actors=2", "runtime.actor_nice=5"});
+              }),
+              HasSubstr("the processes backend runs none"));
+  EXPECT_THAT(test::error_of([] { make_agent("ppo", "CartPole-v1", {"runtime.actors=2", "runtime.actor_nice=20"}); }),
+              HasSubstr("in [0, 19]"));
+  EXPECT_NO_THROW(make_agent("ppo", "CartPole-v1", {"runtime.actors=2", "runtime.actor_nice=5"}));
+}
+
 TEST(AlgorithmCapabilities, TheDriverRefusesProcessesWithoutAFleetAndCountsInTheAlgorithmsUnit) {
   test::register_builtins();
   auto ppo = make_agent("ppo", "CartPole-v1", {"runtime.backend=processes", "runtime.actors=2"});

@@ -1,10 +1,13 @@
 // Actor threads, trajectory rounds, shutdown and error propagation (torch-free; also under TSan).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 
 #include "core/common/rng.h"
+#include "core/platform/thread_priority.h"
 #include "core/runtime/actor_fleet.h"
 #include "tests/core/test_envs.h"
 
@@ -204,6 +207,38 @@ TEST(RuntimeActorFleet, SignalInterruptsTheLearnerLoop) {
   EXPECT_TRUE(fleet.interrupted());
   EXPECT_NO_THROW(fleet.stop());
   clear_signal_stop();
+}
+
+// A policy that records the nice value of the thread it acts on.
+class NiceRecordingPolicy : public StreamPolicy {
+ public:
+  explicit NiceRecordingPolicy(std::atomic<int>& nice) : nice_(nice) {}
+  bool act(const ActBatch& b) override {
+    nice_ = current_thread_nice();
+    return StreamPolicy::act(b);
+  }
+
+ private:
+  std::atomic<int>& nice_;
+};
+
+TEST(RuntimeActorFleet, ActorThreadsTakeTheirNiceValueAndTheLearnersKeepsItsOwn) {
+  const int learner_nice = current_thread_nice();
+  for (int increment : {0, 3}) {
+    std::atomic<int> seen{-100};
+    ActorFleetOptions o;
+    o.actors = 1;
+    o.envs_per_actor = 2;
+    o.steps_per_trajectory = 4;
+    o.reset_seed = 100;
+    o.actor_nice = increment;
+    ActorFleet fleet(o, walk_envs(2), [&](int) { return std::make_unique<NiceRecordingPolicy>(seen); });
+    fleet.start();
+    ASSERT_TRUE(fleet.next_round().has_value());
+    fleet.stop();
+    EXPECT_EQ(seen.load(), std::min(19, learner_nice + increment)) << "actor_nice " << increment;
+    EXPECT_EQ(current_thread_nice(), learner_nice);
+  }
 }
 
 TEST(RuntimeActorFleet, BadOptionsAreUserErrors) {
