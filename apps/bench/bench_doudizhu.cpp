@@ -16,9 +16,10 @@
 //  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
 //    thread, with its GFLOP/s beside the one-thread sgemm peak;
 //  * end-to-end DMC training frames/s with the shipped preset (2 actors, each with its own
-//    network replica, and the learner), on all cores, beside two ceilings computed in the same run: both cores
-//    at the sgemm peak (`ceiling_at_peak`, the yardstick), and both cores always busy
-//    at the one-thread acting and learning rates just measured (`ceiling_at_one_thread_rates`).
+//    network replica, and the learner), on all cores, beside two ceilings computed in the
+//    same run: both cores at the sgemm peak (`ceiling_at_peak`, the yardstick), and
+//    both cores always busy at the one-thread acting and learning rates just measured
+//    (`ceiling_at_one_thread_rates`).
 #include <chrono>
 
 #include <fmt/format.h>
@@ -269,7 +270,8 @@ void bench_training(const DouDizhuBenchOptions& o, const FrameCosts& costs) {
                     {"fraction_of_ceiling_at_peak", rate / ceiling},
                     {"ceiling_at_one_thread_rates", busy_ceiling},
                     {"fraction_of_ceiling_at_one_thread_rates", rate / busy_ceiling},
-                    {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, actor_nice {}, 1 learner",
+                    {"setup", fmt::format("configs/dmc/DouDizhu-v0.yaml: {} actors x {} games, {}, actor_nice {}, "
+                                          "1 learner",
                                           runtime.actors, runtime.envs_per_actor,
                                           runtime.inference.max_batch > 0 ? "shared inference server"
                                                                           : "a network replica per actor",

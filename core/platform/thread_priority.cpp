@@ -1,7 +1,6 @@
 #include "core/platform/thread_priority.h"
 
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,9 +12,8 @@
 namespace rlzoo {
 
 namespace {
-// setpriority(PRIO_PROCESS, tid) addresses one thread on Linux (glibc 2.36 has no gettid
-// wrapper in every configuration, hence the syscall).
-id_t this_thread_id() { return static_cast<id_t>(::syscall(SYS_gettid)); }
+// On Linux, setpriority(PRIO_PROCESS, tid) addresses one thread, not the whole process.
+id_t this_thread_id() { return static_cast<id_t>(::gettid()); }
 }  // namespace
 
 int current_thread_nice() {
