@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
+#include <set>
 #include <sstream>
 
 #include "tests/support/test_paths.h"
@@ -114,6 +116,32 @@ TEST(Cli, BenchEnvPrintsJsonLinesWithBaselines) {
   EXPECT_EQ(measured, 8);  // raw loop, single env, its NaN/Inf check, sync x3, threaded x2
   EXPECT_EQ(references, 3);
 }
+
+#if RLZOO_WITH_MUJOCO
+TEST(Cli, BenchMujocoPrintsTheOverheadBesideItsNoiseFloor) {
+  // 60 steps of Reacher (episodes of 50): one reset inside the replay, six 10-step chunks.
+  const auto r = rlzoo("bench mujoco --tasks Reacher-v4 --steps 60 --repeats 1 --vector-envs 2 --vector-steps 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::set<std::string> names;
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    names.insert(j["bench"].get<std::string>());
+    if (j["bench"] != "mujoco/Reacher-v4/rlzoo_env") continue;
+    EXPECT_EQ(j["baseline_name"], "raw_mj_step_loop");
+    EXPECT_EQ(j["resets"], 1);
+    EXPECT_EQ(j["chunk_steps"], 10);
+    // Both are one minus a ratio of two times of the same physics: fractions, not percentages.
+    for (const char* key : {"overhead", "noise_floor"}) {
+      ASSERT_TRUE(j.contains(key)) << line;
+      EXPECT_LT(std::abs(j[key].get<double>()), 1.0) << key << ": " << line;
+    }
+  }
+  for (const char* name : {"mujoco/Reacher-v4/raw_mj_step_loop", "mujoco/Reacher-v4/rlzoo_env",
+                           "mujoco/Reacher-v4/threaded_vector_t1", "mujoco/Reacher-v4/threaded_vector_t2"})
+    EXPECT_EQ(names.count(name), 1u) << name;
+}
+#endif
 
 }  // namespace
 }  // namespace rlzoo
