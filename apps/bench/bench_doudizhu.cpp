@@ -12,7 +12,7 @@
 //  * actor decisions/s with the real networks, one thread, epsilon-greedy self-play over many
 //    concurrent games evaluated in one factorised pass per seat (DecisionBatch), beside
 //    DouZero's way (the whole network over every legal action, one decision at a time) on the
-//    same positions; with the GFLOP/s each achieves;
+//    same positions, timed in alternation with it; with the GFLOP/s each achieves;
 //  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
 //    thread, with its GFLOP/s beside the one-thread sgemm peak;
 //  * end-to-end DMC training frames/s with the shipped preset (2 actors, each with its own
@@ -21,6 +21,7 @@
 //    both cores always busy at the one-thread acting and learning rates just measured
 //    (`ceiling_at_one_thread_rates`).
 #include <chrono>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -164,11 +165,6 @@ void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
       if (games[i].over()) games[i].reset(Deal::random(rng));
     }
   };
-  flops = fast_decisions = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  const double rate = median_rate(step_all, static_cast<double>(games.size()), o.seconds, o.repeats);
-  const double fast_gflops =
-      flops / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 1e9;
   // DouZero's way on the same kind of positions: one decision at a time, the whole network on
   // (x, a) and z repeated for every legal action.
   double slow_flops = 0;
@@ -196,13 +192,25 @@ void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
     g->play_index(choice);
     if (g->over()) g->reset(Deal::random(rng));
   };
-  const auto t1 = std::chrono::steady_clock::now();
-  const double slow_rate = median_rate(douzero_step, 1.0, o.seconds, o.repeats);
-  const double slow_gflops =
-      slow_flops / std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count() / 1e9;
+  // Timed in alternation, the speedup the median of the per-repeat ratios: timed one after the
+  // other, the ratio moved with the machine's speed between the two (5.25-7.87 in four runs of
+  // one day). FLOP rates over each side's whole timed time (its warm-up call included).
+  double fast_seconds = 0, slow_seconds = 0;
+  const auto timed = [](const std::function<void()>& f, double& seconds) {
+    return [&f, &seconds] {
+      const auto t = std::chrono::steady_clock::now();
+      f();
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+  };
+  const std::function<void()> fast = step_all, slow = douzero_step;
+  const PairedRates p = paired_median_rates(timed(fast, fast_seconds), static_cast<double>(games.size()),
+                                            timed(slow, slow_seconds), 1.0, o.seconds, o.repeats);
+  const double rate = p.rate, slow_rate = p.baseline_rate;
+  const double fast_gflops = flops / fast_seconds / 1e9, slow_gflops = slow_flops / slow_seconds / 1e9;
   print_bench_line("doudizhu/actor_decisions_1_thread", rate, "decisions/s",
                    {{"douzero_way_measured", slow_rate}, {"reference_douzero_python", 703}},
-                   {{"speedup_vs_douzero_way", rate / slow_rate},
+                   {{"speedup_vs_douzero_way", p.ratio},
                     {"speedup_vs_reference", rate / 703},
                     {"concurrent_games", o.games},
                     {"gflops", fast_gflops},
