@@ -116,6 +116,8 @@ void Env::step_run_virtual(StepRun& run) {
 }
 
 void Env::check_observation(ConstBytes obs) const {
+  RLZOO_CHECK(obs.size() == obs_bytes_, fmt::format("env {}: observation to check has {} bytes, the space needs {}",
+                                                    spec_.id, obs.size(), obs_bytes_));
   if (!observation_is_finite(obs)) check_finite_observation(obs, elapsed_);
 }
 
