@@ -177,7 +177,7 @@ void run_mujoco_bench(const MujocoBenchOptions& o) {
     // The overhead from each chunk's fastest env time against its fastest raw time. Whole-run
     // timings, even alternated, moved by +-4% between runs (more than the 2% goal) because
     // other work on the machine lands on one or the other; under callgrind the env's own work is
-    // 0.05% of a Humanoid step and 0.6% of a Reacher step.
+    // 0.05% of a Humanoid step and 0.5% of a Reacher step.
     const double raw = median(times.rates[kRaw]), env = median(times.rates[kEnv]);
     const nlohmann::json common{{"frame_skip", mj.frame_skip()}, {"steps", o.steps}, {"repeats", o.repeats},
                                 {"resets", r.resets.size() - 1}};
