@@ -1,5 +1,9 @@
 #include "algorithms/dmc/decision_batch.h"
 
+#include <algorithm>
+
+#include "algorithms/dmc/douzero_inference.h"
+
 #include "core/torch/device.h"
 #include "envs/doudizhu/encoding.h"
 
@@ -70,6 +74,18 @@ void DecisionBatch::evaluate(SeatNets& nets) {
     const auto of = torch::from_blob(s.decision_of.data(), {n}, torch::kInt64).to(device);
     s.q = nets[seat].q_values(z, x, a, of).cpu().contiguous();
   }
+}
+
+double DecisionBatch::flops() const {
+  double total = 0;
+  const auto nonzero = [](const std::vector<float>& v) {
+    return static_cast<std::int64_t>(std::count_if(v.begin(), v.end(), [](float f) { return f != 0.0f; }));
+  };
+  for (const PerSeat& s : seats_)
+    if (s.decisions > 0)
+      total += factorised_q_values_flops(s.decisions, static_cast<std::int64_t>(s.decision_of.size()),
+                                         nonzero(s.x) + nonzero(s.z) + nonzero(s.actions));
+  return total;
 }
 
 float DecisionBatch::q(std::size_t d, std::size_t k) const {

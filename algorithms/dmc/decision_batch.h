@@ -31,6 +31,9 @@ class DecisionBatch {
 
   // Runs the nets (no gradient) and fills the Q-values.
   void evaluate(SeatNets& nets);
+  // The floating-point operations evaluate() performs on the CPU for the decisions added
+  // (factorised_q_values_flops, algorithms/dmc/douzero_inference.h).
+  double flops() const;
   // Q of candidate k of decision d (after evaluate()).
   float q(std::size_t d, std::size_t k) const;
   std::int64_t candidates(std::size_t d) const { return decisions_[d].count; }

@@ -10,8 +10,13 @@
 // forward() is DouZero's evaluation: the LSTM and the whole first layer run once per (state,
 // action) row. q_values() gives the same numbers for a batch of decisions much faster: dense1
 // is linear, so dense1(f) = W_hx [h, x] + W_a a + b; the LSTM and W_hx [h, x] run once per
-// decision, and only W_a a (a 54 x 512 product) and the 512-wide layers run per action.
+// decision, and only W_a a (a 54 x 512 product) and the 512-wide layers run per action. On the
+// CPU without autograd, q_values() runs in BLAS calls and plain loops (douzero_inference.h).
 #pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
@@ -20,6 +25,8 @@
 #include "core/torch/module_parameters.h"
 
 namespace rlzoo::dmc {
+
+struct SparseInputWeights;
 
 inline constexpr std::int64_t kActionDim = 54;
 inline constexpr std::int64_t kLstmHidden = 128;
@@ -41,13 +48,25 @@ class DouZeroNetImpl : public torch::nn::Module {
   // The LSTM's last output, h [N,128].
   torch::Tensor history(const torch::Tensor& z);
 
+  // The parameters, by role (DouZero's lstm.* and dense1..6.*).
+  struct Weights {
+    torch::Tensor lstm_ih, lstm_hh, lstm_b_ih, lstm_b_hh;  // [512,162], [512,128], [512], [512]
+    std::array<torch::Tensor, 6> dense_w, dense_b;          // dense1..dense6
+  };
+  Weights weights();
+
  private:
   torch::Tensor head(torch::Tensor first_layer_pre_activation);
+  torch::Tensor q_values_torch(const torch::Tensor& z, const torch::Tensor& x, const torch::Tensor& actions,
+                               const torch::Tensor& decision_of);
 
   std::int64_t state_dim_;
   torch::nn::LSTM lstm_{nullptr};
   torch::nn::Linear dense1_{nullptr}, dense2_{nullptr}, dense3_{nullptr}, dense4_{nullptr}, dense5_{nullptr},
       dense6_{nullptr};
+  // The CPU path's transposed first-layer weights, remade when the weights change.
+  std::mutex sparse_mutex_;
+  std::shared_ptr<const SparseInputWeights> sparse_;
 };
 TORCH_MODULE(DouZeroNet);
 

@@ -12,7 +12,8 @@
 //  * actor decisions/s with the real networks, one thread, epsilon-greedy self-play over many
 //    concurrent games evaluated in one factorised pass per seat (DecisionBatch), beside
 //    DouZero's way (the whole network over every legal action, one decision at a time) on the
-//    same positions, timed in alternation with it; with the GFLOP/s each achieves;
+//    same positions, timed in alternation with it; with the GFLOP/s each achieves (the
+//    factorised way's FLOPs as its CPU path performs them: a sparse input's by its nonzeros);
 //  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
 //    thread, with its GFLOP/s beside the one-thread sgemm peak;
 //  * end-to-end DMC training frames/s with the shipped preset (2 actors, each with its own
@@ -52,12 +53,10 @@ struct DouDizhuBenchOptions {
 
 nlohmann::json reference(double value) { return {{"reference_douzero_python", value}}; }
 
-// FLOPs of one decision with `actions` candidates (multiply-adds count 2).
+// FLOPs of one decision with `actions` candidates the way DouZero evaluates it (multiply-adds
+// count 2; every input dense). The factorised way counts its own (DecisionBatch::flops).
 constexpr double kLstmFlops = 5.0 * 2 * 512 * (162 + 128);
 constexpr double kTailFlops = 4.0 * 2 * 512 * 512 + 2 * 512;  // dense2..5 and dense6
-double factorised_flops(Seat s, double actions) {
-  return kLstmFlops + 2.0 * 512 * (128 + state_dim(s)) + actions * (2.0 * 512 * 54 + kTailFlops);
-}
 double douzero_flops(Seat s, double actions) {
   return actions * (kLstmFlops + 2.0 * 512 * (128 + state_dim(s) + 54) + kTailFlops);
 }
@@ -136,8 +135,8 @@ double learn_flops_per_frame() { return 3.0 * douzero_flops(Seat::LandlordDown, 
 // One thread: epsilon-greedy self-play of `games` concurrent games, all three seats.
 void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
   configure_threads(1, 1);
+  dmc::SeatNets nets;  // made outside InferenceMode, as the actors' replicas are
   torch::InferenceMode inference;
-  dmc::SeatNets nets;
   Rng rng(3);
   std::vector<Game> games;
   for (int i = 0; i < o.games; ++i) games.emplace_back(Deal::random(rng));
@@ -149,12 +148,12 @@ void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
     for (std::size_t i = 0; i < games.size(); ++i) {
       slot[i] = -1;
       const auto n = games[i].legal_moves().size();
-      if (n > 1) {
-        flops += factorised_flops(games[i].acting(), static_cast<double>(n));
-        slot[i] = static_cast<std::int64_t>(batch.add(games[i]));
-      }
+      if (n > 1) slot[i] = static_cast<std::int64_t>(batch.add(games[i]));
     }
-    if (batch.size() > 0) batch.evaluate(nets);
+    if (batch.size() > 0) {
+      batch.evaluate(nets);
+      flops += batch.flops();
+    }
     for (std::size_t i = 0; i < games.size(); ++i) {
       std::size_t choice = 0;
       if (slot[i] >= 0)

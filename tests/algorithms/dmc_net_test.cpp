@@ -46,6 +46,59 @@ TEST(DouZeroNet, FactorisedEvaluationEqualsDouZeros) {
   EXPECT_GT(slow.std().item<float>(), 1e-3f);  // the comparison is not between constants
 }
 
+// Sparse 0/1 inputs as DouZero's features are, with a few other values: the CPU path
+// (douzero_inference.h) adds a weight row per nonzero value times that value.
+torch::Tensor sparse_inputs(std::vector<std::int64_t> shape, double density) {
+  auto t = (torch::rand(shape) < density).to(torch::kFloat32);
+  t.view({-1}).index_put_({torch::tensor({3, 17})}, torch::tensor({2.0f, -0.5f}));
+  return t;
+}
+
+TEST(DouZeroNet, CpuInferencePathAgreesWithLibTorchsAndSeesNewWeights) {
+  torch::manual_seed(4);
+  DouZeroNet net(kLandlordStateDim);
+  {
+    torch::NoGradGuard g;
+    for (auto& p : net->parameters()) p.mul_(4);
+  }
+  const std::int64_t d = 6, a = 40;
+  const auto z = sparse_inputs({d, 5, 162}, 0.02), x = sparse_inputs({d, kLandlordStateDim}, 0.12);
+  const auto actions = sparse_inputs({a, 54}, 0.05);
+  const auto of = std::get<0>(torch::randint(0, d, {a}, torch::kInt64).sort());
+  // With autograd on, q_values runs LibTorch's operations; without, the CPU path.
+  const auto compare = [&](const char* when) {
+    const auto reference = net->q_values(z, x, actions, of).detach();
+    torch::NoGradGuard g;
+    const auto fast = net->q_values(z, x, actions, of);
+    EXPECT_LT((fast - reference).abs().max().item<float>(), 1e-5f * std::max(1.0f, reference.abs().max().item<float>()))
+        << when;
+    EXPECT_GT(reference.std().item<float>(), 1e-3f) << when;  // not a comparison of constants
+  };
+  compare("first call");
+  {
+    // The transposed first-layer weights are cached: changed weights must be seen.
+    torch::NoGradGuard g;
+    net->weights().lstm_ih.mul_(-1.5);
+    net->weights().dense_w[0].add_(0.05);
+  }
+  compare("after the weights changed in place");
+  // Weights made under InferenceMode keep no version counter: transposed on every call.
+  torch::InferenceMode inference;
+  DouZeroNet made_in_inference(kLandlordStateDim);
+  const auto q1 = made_in_inference->q_values(z, x, actions, of);
+  made_in_inference->weights().dense_w[0].mul_(2);
+  EXPECT_FALSE(torch::equal(q1, made_in_inference->q_values(z, x, actions, of)));
+  // A candidate of no decision is named.
+  const auto bad = torch::full({a}, d, torch::kInt64);
+  try {
+    net->q_values(z, x, actions, bad);
+    ADD_FAILURE() << "no error for a candidate of no decision";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("decision_of[0] = 6 is not one of the 6 decisions"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(DouZeroReference, ImportedCheckpointsGiveDouZerosQValues) {
   const auto shared = test::shared_dir();
   if (!shared) GTEST_SKIP() << "../shared is absent: DouZero checkpoints and Q-values not compared";

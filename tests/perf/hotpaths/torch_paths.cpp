@@ -21,9 +21,9 @@ void count_dmc_decision(const Selection& selection) {
   if (!selection.wants("dmc_actor_decision")) return;
   // One actor thread: 16 games, each acting seat's legal moves evaluated in one batch per
   // seat, greedy choice.
-  torch::InferenceMode inference;
   torch::manual_seed(0);
-  dmc::SeatNets nets;
+  dmc::SeatNets nets;  // made outside InferenceMode, as the actors' replicas are
+  torch::InferenceMode inference;
   Rng rng(3);
   std::vector<Game> games;
   for (int i = 0; i < 16; ++i) games.emplace_back(Deal::random(rng));
