@@ -152,7 +152,7 @@ double DmcAgent::train_step(Seat seat, const SeatFrames& frames) {
                                   torch::kUInt8)
                      .to(device_, torch::kFloat32);
   const auto target = torch::from_blob(const_cast<float*>(frames.target.data()), {n}, torch::kFloat32).to(device_);
-  const auto loss = torch::mse_loss(net.forward(z, x), target);
+  const auto loss = torch::mse_loss(net.forward_sparse(z, x), target);
   opt.zero_grad();
   loss.backward();
   gradient_reducer().reduce(net.parameters());

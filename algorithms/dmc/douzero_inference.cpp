@@ -6,6 +6,8 @@
 #include <cstring>
 
 #include "algorithms/dmc/douzero_net.h"
+#include "algorithms/dmc/lstm_sequence.h"
+#include "algorithms/dmc/sparse_rows.h"
 #include "rl/nets/fused_mlp_kernels.h"
 #include "rl/nets/gemm.h"
 
@@ -22,52 +24,8 @@ const float* floats(const torch::Tensor& t) {
   return t.data_ptr<float>();
 }
 
-// out[r] += the sum over the nonzero v[r][j] of v[r][j] * w[j] (rows of 512): a dense
-// product for inputs with few nonzero values.
-__attribute__((target_clones("avx2", "default"))) void add_sparse_rows(const float* v, std::int64_t rows,
-                                                                        std::int64_t dim, const float* w,
-                                                                        float* out) {
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* in = v + r * dim;
-    float* o = out + r * kHidden;
-    for (std::int64_t j = 0; j < dim; ++j) {
-      const float s = in[j];
-      if (s == 0.0f) continue;
-      const float* wj = w + j * kHidden;
-      for (std::int64_t k = 0; k < kHidden; ++k) o[k] += s * wj[k];
-    }
-  }
-}
-
 void fill_rows(float* out, std::int64_t rows, const float* row) {
   for (std::int64_t r = 0; r < rows; ++r) std::memcpy(out + r * kHidden, row, kHidden * sizeof(float));
-}
-
-// The LSTM cell's element part on gates g [d][512] (pre-activations, i f g o) in place:
-// c = f c + i g (c = i g when `first`), h = o tanh(c).
-__attribute__((target_clones("avx2", "default"))) void lstm_cell(float* g, std::int64_t d, bool first, float* c,
-                                                                  float* h, float* scratch) {
-  // sigmoid(v) = 0.5 tanh(v / 2) + 0.5 on the i, f and o blocks; tanh on g.
-  for (std::int64_t r = 0; r < d; ++r) {
-    float* row = g + r * kGates;
-    for (std::int64_t k = 0; k < 2 * kLstmHidden; ++k) row[k] *= 0.5f;
-    for (std::int64_t k = 3 * kLstmHidden; k < kGates; ++k) row[k] *= 0.5f;
-  }
-  fused::tanh(g, g, d * kGates);
-  for (std::int64_t r = 0; r < d; ++r) {
-    float* row = g + r * kGates;
-    float* cr = c + r * kLstmHidden;
-    for (std::int64_t k = 0; k < kLstmHidden; ++k) {
-      const float i = 0.5f * row[k] + 0.5f, f = 0.5f * row[kLstmHidden + k] + 0.5f, gg = row[2 * kLstmHidden + k];
-      cr[k] = first ? i * gg : f * cr[k] + i * gg;
-    }
-  }
-  fused::tanh(c, scratch, d * kLstmHidden);
-  for (std::int64_t r = 0; r < d; ++r) {
-    const float* row = g + r * kGates;
-    for (std::int64_t k = 0; k < kLstmHidden; ++k)
-      h[r * kLstmHidden + k] = (0.5f * row[3 * kLstmHidden + k] + 0.5f) * scratch[r * kLstmHidden + k];
-  }
 }
 
 struct Scratch {
@@ -124,7 +82,7 @@ void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& spar
   fill_rows(steps, kSteps * d, bias.data());
   for (std::int64_t t = 0; t < kSteps; ++t)
     for (std::int64_t i = 0; i < d; ++i)
-      add_sparse_rows(z + (i * kSteps + t) * kStepDim, 1, kStepDim, sparse.lstm_ih.data(),
+      add_sparse_rows(z + (i * kSteps + t) * kStepDim, 1, kStepDim, sparse.lstm_ih.data(), kGates,
                       steps + (t * d + i) * kGates);
   float* c = Scratch::sized(s.c, d * kLstmHidden);
   float* h = Scratch::sized(s.h, d * kLstmHidden);
@@ -134,13 +92,13 @@ void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& spar
     float* g = steps + t * d * kGates;
     if (t > 0)  // the first step's state is zero
       sgemm(Trans::No, Trans::Yes, d, kGates, kLstmHidden, 1.0f, h, kLstmHidden, w_hh, kLstmHidden, 1.0f, g, kGates);
-    lstm_cell(g, d, t == 0, c, h, tanh_c);
+    lstm_cell(g, d, kLstmHidden, t == 0, c, tanh_c, h);
   }
 
   // dense1 per decision: bias + state part (sparse) + W_h h.
   float* first = Scratch::sized(s.first, d * kHidden);
   fill_rows(first, d, floats(w.dense_b[0]));
-  add_sparse_rows(x, d, sd, sparse.dense1.data(), first);
+  add_sparse_rows(x, d, sd, sparse.dense1.data(), kHidden, first);
   sgemm(Trans::No, Trans::Yes, d, kHidden, kLstmHidden, 1.0f, h, kLstmHidden, floats(w.dense_w[0]), dense1_stride, 1.0f,
         first, kHidden);
 
@@ -149,7 +107,7 @@ void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& spar
   float* next = Scratch::sized(s.y1, a * kHidden);
   for (std::int64_t i = 0; i < a; ++i)
     std::memcpy(y + i * kHidden, first + decision_of[i] * kHidden, kHidden * sizeof(float));
-  add_sparse_rows(actions, a, kActionDim, sparse.dense1.data() + sd * kHidden, y);
+  add_sparse_rows(actions, a, kActionDim, sparse.dense1.data() + sd * kHidden, kHidden, y);
   constexpr FusedActivation relu = FusedActivation::Relu;
   fused::activate(y, a * kHidden, relu);
   for (std::size_t l = 1; l <= 4; ++l) {

@@ -3,6 +3,8 @@
 #include <torch/autograd.h>
 
 #include "algorithms/dmc/douzero_inference.h"
+#include "algorithms/dmc/lstm_sequence.h"
+#include "algorithms/dmc/sparse_rows.h"
 
 namespace rlzoo::dmc {
 
@@ -33,6 +35,20 @@ torch::Tensor DouZeroNetImpl::head(torch::Tensor pre) {
 
 torch::Tensor DouZeroNetImpl::forward(const torch::Tensor& z, const torch::Tensor& x) {
   return head(dense1_->forward(torch::cat({history(z), x}, 1)));
+}
+
+torch::Tensor DouZeroNetImpl::forward_sparse(const torch::Tensor& z, const torch::Tensor& x) {
+  if (!z.is_cpu() || !x.is_cpu() || !dense1_->weight.is_cpu() || z.scalar_type() != torch::kFloat32 ||
+      x.scalar_type() != torch::kFloat32 || z.requires_grad() || x.requires_grad())
+    return forward(z, x);
+  const auto w = weights();
+  const std::int64_t n = z.size(0), steps = z.size(1);
+  const auto gates = sparse_input_linear(z.reshape({n * steps, z.size(2)}), w.lstm_ih, w.lstm_b_ih + w.lstm_b_hh)
+                         .view({n, steps, 4 * kLstmHidden});
+  const auto h = lstm_last_hidden(gates, w.lstm_hh);
+  const auto& w1 = w.dense_w[0];
+  const auto inputs = sparse_input_linear(x, w1.narrow(1, kLstmHidden, state_dim_ + kActionDim), w.dense_b[0]);
+  return head(torch::addmm(inputs, h, w1.narrow(1, 0, kLstmHidden).t()));
 }
 
 DouZeroNetImpl::Weights DouZeroNetImpl::weights() {

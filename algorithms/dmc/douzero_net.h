@@ -41,6 +41,11 @@ class DouZeroNetImpl : public torch::nn::Module {
 
   // DouZero's forward: z [N,5,162], x [N, state_dim + 54] (state then action) -> q [N].
   torch::Tensor forward(const torch::Tensor& z, const torch::Tensor& x);
+  // forward() for DouZero's sparse 0/1 features, what the learner trains with: on the CPU the
+  // LSTM's input product and dense1's state and action part are sums of weight rows over the
+  // nonzero inputs (sparse_rows.h), gradients included, and the LSTM's steps run as one
+  // operation (lstm_sequence.h); the same numbers to float rounding. Elsewhere: forward().
+  torch::Tensor forward_sparse(const torch::Tensor& z, const torch::Tensor& x);
   // Factorised: D decisions (z [D,5,162], x [D, state_dim]) and A candidate actions
   // (actions [A,54]) of which row i belongs to decision decision_of[i] (int64 [A]) -> q [A].
   torch::Tensor q_values(const torch::Tensor& z, const torch::Tensor& x, const torch::Tensor& actions,

@@ -99,6 +99,35 @@ TEST(DouZeroNet, CpuInferencePathAgreesWithLibTorchsAndSeesNewWeights) {
   }
 }
 
+TEST(DouZeroNet, SparseForwardGivesForwardsValuesAndGradients) {
+  torch::manual_seed(5);
+  DouZeroNet net(kPeasantStateDim);
+  {
+    torch::NoGradGuard g;
+    for (auto& p : net->parameters()) p.mul_(4);
+  }
+  const std::int64_t n = 24;
+  const auto z = sparse_inputs({n, 5, 162}, 0.02), x = sparse_inputs({n, kPeasantStateDim + 54}, 0.1);
+  const auto target = torch::randn({n});
+  const auto gradients = [&](bool sparse) {
+    for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
+    const auto q = sparse ? net->forward_sparse(z, x) : net->forward(z, x);
+    torch::mse_loss(q, target).backward();
+    std::vector<torch::Tensor> out{q.detach()};
+    for (const auto& p : net->parameters()) out.push_back(p.grad().clone());
+    return out;
+  };
+  const auto dense = gradients(false), sparse = gradients(true);
+  const auto names = net->named_parameters().keys();
+  ASSERT_EQ(dense.size(), names.size() + 1);
+  for (std::size_t i = 0; i < dense.size(); ++i) {
+    const std::string what = i == 0 ? "q" : "the gradient of " + names[i - 1];
+    const float scale = std::max(1e-3f, dense[i].abs().max().item<float>());
+    EXPECT_LT((sparse[i] - dense[i]).abs().max().item<float>(), 1e-4f * scale) << what;
+    EXPECT_GT(dense[i].abs().max().item<float>(), 0.0f) << what << " is zero: the comparison shows nothing";
+  }
+}
+
 TEST(DouZeroReference, ImportedCheckpointsGiveDouZerosQValues) {
   const auto shared = test::shared_dir();
   if (!shared) GTEST_SKIP() << "../shared is absent: DouZero checkpoints and Q-values not compared";

@@ -1,0 +1,128 @@
+#include "algorithms/dmc/lstm_sequence.h"
+
+#include <cstring>
+
+#include "rl/nets/fused_mlp_kernels.h"
+#include "rl/nets/gemm.h"
+
+namespace rlzoo::dmc {
+
+__attribute__((target_clones("avx2", "default"))) void lstm_cell(float* gates, std::int64_t rows,
+                                                                  std::int64_t hidden, bool first, float* c,
+                                                                  float* tanh_c, float* h) {
+  const std::int64_t width = 4 * hidden;
+  // sigmoid(v) = 0.5 tanh(v / 2) + 0.5 on the i, f and o blocks, in one vectorised tanh pass with g's.
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = gates + r * width;
+    for (std::int64_t k = 0; k < 2 * hidden; ++k) row[k] *= 0.5f;
+    for (std::int64_t k = 3 * hidden; k < width; ++k) row[k] *= 0.5f;
+  }
+  fused::tanh(gates, gates, rows * width);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float* row = gates + r * width;
+    float* cr = c + r * hidden;
+    for (std::int64_t k = 0; k < 2 * hidden; ++k) row[k] = 0.5f * row[k] + 0.5f;
+    for (std::int64_t k = 3 * hidden; k < width; ++k) row[k] = 0.5f * row[k] + 0.5f;
+    for (std::int64_t k = 0; k < hidden; ++k) {
+      const float ig = row[k] * row[2 * hidden + k];
+      cr[k] = first ? ig : row[hidden + k] * cr[k] + ig;
+    }
+  }
+  fused::tanh(c, tanh_c, rows * hidden);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* o = gates + r * width + 3 * hidden;
+    for (std::int64_t k = 0; k < hidden; ++k) h[r * hidden + k] = o[k] * tanh_c[r * hidden + k];
+  }
+}
+
+namespace {
+
+// One step back through the cell: from dh and dc (the gradients reaching h and c of this step)
+// to dgates (the pre-activations'); dc becomes the gradient reaching the previous step's c.
+__attribute__((target_clones("avx2", "default"))) void lstm_cell_backward(const float* gates, const float* c_prev,
+                                                                           const float* tanh_c, const float* dh,
+                                                                           float* dc, float* dgates,
+                                                                           std::int64_t rows, std::int64_t hidden) {
+  const std::int64_t width = 4 * hidden;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* a = gates + r * width;
+    float* d = dgates + r * width;
+    const std::int64_t o = r * hidden;
+    for (std::int64_t k = 0; k < hidden; ++k) {
+      const float i = a[k], f = a[hidden + k], g = a[2 * hidden + k], out = a[3 * hidden + k], tc = tanh_c[o + k];
+      const float dc_k = dc[o + k] + dh[o + k] * out * (1.0f - tc * tc);
+      const float cp = c_prev != nullptr ? c_prev[o + k] : 0.0f;
+      d[k] = dc_k * g * i * (1.0f - i);
+      d[hidden + k] = dc_k * cp * f * (1.0f - f);
+      d[2 * hidden + k] = dc_k * i * (1.0f - g * g);
+      d[3 * hidden + k] = dh[o + k] * tc * out * (1.0f - out);
+      dc[o + k] = dc_k * f;
+    }
+  }
+}
+
+struct LstmSequence : torch::autograd::Function<LstmSequence> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input_gates,
+                               const torch::Tensor& w_hh) {
+    const auto x = input_gates.detach().contiguous();
+    const auto w = w_hh.detach().contiguous();
+    const std::int64_t n = x.size(0), steps = x.size(1), width = x.size(2), hidden = width / 4;
+    auto acts = torch::empty({steps, n, width}), cs = torch::empty({steps, n, hidden});
+    auto tanh_cs = torch::empty({steps, n, hidden}), hs = torch::empty({steps, n, hidden});
+    const float* xp = x.data_ptr<float>();
+    for (std::int64_t t = 0; t < steps; ++t) {
+      float* a = acts[t].data_ptr<float>();
+      for (std::int64_t r = 0; r < n; ++r)
+        std::memcpy(a + r * width, xp + (r * steps + t) * width, static_cast<std::size_t>(width) * sizeof(float));
+      float* c = cs[t].data_ptr<float>();
+      if (t > 0) {  // the first step's state is zero
+        sgemm(Trans::No, Trans::Yes, n, width, hidden, 1.0f, hs[t - 1].data_ptr<float>(), hidden, w.data_ptr<float>(),
+              hidden, 1.0f, a, width);
+        std::memcpy(c, cs[t - 1].data_ptr<float>(), static_cast<std::size_t>(n * hidden) * sizeof(float));
+      }
+      lstm_cell(a, n, hidden, t == 0, c, tanh_cs[t].data_ptr<float>(), hs[t].data_ptr<float>());
+    }
+    ctx->save_for_backward({acts, cs, tanh_cs, hs, w});
+    return hs[steps - 1].clone();
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &acts = saved[0], &cs = saved[1], &tanh_cs = saved[2], &hs = saved[3], &w = saved[4];
+    const std::int64_t steps = acts.size(0), n = acts.size(1), width = acts.size(2), hidden = width / 4;
+    auto dh = grads[0].contiguous().clone();
+    auto dc = torch::zeros({n, hidden}), dgates = torch::empty({n, width});
+    auto dx = torch::empty({n, steps, width}), dw = torch::zeros({width, hidden});
+    float* dxp = dx.data_ptr<float>();
+    const float* dg = dgates.data_ptr<float>();
+    for (std::int64_t t = steps - 1; t >= 0; --t) {
+      lstm_cell_backward(acts[t].data_ptr<float>(), t > 0 ? cs[t - 1].data_ptr<float>() : nullptr,
+                         tanh_cs[t].data_ptr<float>(), dh.data_ptr<float>(), dc.data_ptr<float>(),
+                         dgates.data_ptr<float>(), n, hidden);
+      for (std::int64_t r = 0; r < n; ++r)
+        std::memcpy(dxp + (r * steps + t) * width, dg + r * width, static_cast<std::size_t>(width) * sizeof(float));
+      if (t == 0) break;
+      sgemm(Trans::Yes, Trans::No, width, hidden, n, 1.0f, dg, width, hs[t - 1].data_ptr<float>(), hidden, 1.0f,
+            dw.data_ptr<float>(), hidden);
+      sgemm(Trans::No, Trans::No, n, hidden, width, 1.0f, dg, width, w.data_ptr<float>(), hidden, 0.0f,
+            dh.data_ptr<float>(), hidden);
+    }
+    return {dx, dw};
+  }
+};
+
+}  // namespace
+
+torch::Tensor lstm_last_hidden(const torch::Tensor& input_gates, const torch::Tensor& w_hh) {
+  TORCH_CHECK(input_gates.is_cpu() && input_gates.scalar_type() == torch::kFloat32 && input_gates.dim() == 3 &&
+                  input_gates.size(2) % 4 == 0,
+              "lstm_last_hidden: input_gates must be [N, T, 4H] float32 on the CPU");
+  TORCH_CHECK(w_hh.is_cpu() && w_hh.scalar_type() == torch::kFloat32 && w_hh.dim() == 2 &&
+                  w_hh.size(0) == input_gates.size(2) && w_hh.size(1) * 4 == w_hh.size(0),
+              "lstm_last_hidden: w_hh must be [4H, H] float32 on the CPU");
+  TORCH_CHECK(input_gates.size(1) > 0, "lstm_last_hidden: an empty sequence");
+  return LstmSequence::apply(input_gates, w_hh);
+}
+
+}  // namespace rlzoo::dmc
