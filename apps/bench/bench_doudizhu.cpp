@@ -14,13 +14,14 @@
 //    DouZero's way (the whole network over every legal action, one decision at a time) on the
 //    same positions, timed in alternation with it; with the GFLOP/s each achieves (the
 //    factorised way's FLOPs as its CPU path performs them: a sparse input's by its nonzeros);
-//  * one learner step of the preset's shape (B x T frames of a peasant seat, synthetic), one
+//  * one learner step of the preset's shape (B x T frames of a peasant seat from random games), one
 //    thread, with its GFLOP/s beside the one-thread sgemm peak;
 //  * end-to-end DMC training frames/s with the shipped preset (2 actors, each with its own
 //    network replica, and the learner), on all cores, beside two ceilings computed in the
 //    same run: both cores at the sgemm peak (`ceiling_at_peak`, the yardstick), and
 //    both cores always busy at the one-thread acting and learning rates just measured
 //    (`ceiling_at_one_thread_rates`).
+#include <algorithm>
 #include <chrono>
 #include <functional>
 
@@ -129,8 +130,16 @@ struct FrameCosts {
   double sgemm_peak_gflops = 0;
 };
 
-// Learner FLOPs per frame: DouZero's forward on one (state, action) row, backward about twice that.
-double learn_flops_per_frame() { return 3.0 * douzero_flops(Seat::LandlordDown, 1.0); }
+// Learner FLOPs per frame (DouZeroNetImpl::forward_sparse and its backward pass) for frames with
+// `nonzero_inputs` nonzero features on average: the dense products three times (forward, and
+// the gradients of their inputs and of their weights; the LSTM's first step has none), the
+// sparse inputs' row sums twice (forward, and the weights' gradient).
+double learn_flops_per_frame(double nonzero_inputs) {
+  const double dense = 4 * 2.0 * 512 * 128  // the LSTM's recurrent products, steps 2-5
+                       + 2.0 * 512 * 128        // dense1 on the LSTM's output
+                       + kTailFlops;
+  return 3 * dense + 2 * 2.0 * 512 * nonzero_inputs;
+}
 
 // One thread: epsilon-greedy self-play of `games` concurrent games, all three seats.
 void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
@@ -218,8 +227,9 @@ void bench_actor(const DouDizhuBenchOptions& o, FrameCosts& costs) {
   costs.act_frames_per_s = rate;
 }
 
-// One learner step (DmcAgent::train_step) of the preset's B x T frames for a peasant seat, on
-// synthetic 0/1 features and +-1 targets, one thread; then the one-thread sgemm peak.
+// One learner step (DmcAgent::train_step) of the preset's B x T frames for a peasant seat, one
+// thread: the seat's frames from random games (its features as sparse as in training), +-1
+// targets; then the one-thread sgemm peak.
 void bench_learner_step(const DouDizhuBenchOptions& o, FrameCosts& costs) {
   const std::string configs = o.configs.empty() ? presets_dir().string() : o.configs;
   auto agent = Agent::from_preset(configs + "/dmc/DouDizhu-v0.yaml", {"hyperparams.eval_every=0"});
@@ -228,18 +238,29 @@ void bench_learner_step(const DouDizhuBenchOptions& o, FrameCosts& costs) {
   const Seat seat = Seat::LandlordDown;
   const std::int64_t n = dmc.hyperparams().frames_per_step(), sd = state_dim(seat);
   dmc::SeatFrames frames;
-  Rng rng(5);
-  auto bits = [&](std::vector<std::uint8_t>& v, std::int64_t size) {
-    v.resize(static_cast<std::size_t>(size));
-    for (auto& b : v) b = static_cast<std::uint8_t>(rng.below(2));
-  };
-  bits(frames.x, n * sd);
-  bits(frames.a, n * kCardDim);
-  bits(frames.z, n * kHistoryDim);
+  frames.x.resize(static_cast<std::size_t>(n * sd));
+  frames.a.resize(static_cast<std::size_t>(n * kCardDim));
+  frames.z.resize(static_cast<std::size_t>(n * kHistoryDim));
   frames.target.resize(static_cast<std::size_t>(n));
-  for (auto& t : frames.target) t = rng.below(2) ? 1.0f : -1.0f;
+  Rng rng(5);
+  Game g(Deal::random(rng));
+  for (std::int64_t f = 0; f < n;) {
+    const std::size_t move = rng.below(g.legal_moves().size());
+    if (g.acting() == seat) {
+      const auto i = static_cast<std::size_t>(f++);
+      encode_state(g, seat, frames.x.data() + i * static_cast<std::size_t>(sd));
+      encode_history(g, frames.z.data() + i * kHistoryDim);
+      encode_cards(g.legal_moves()[move], frames.a.data() + i * kCardDim);
+      frames.target[i] = rng.below(2) ? 1.0f : -1.0f;
+    }
+    g.play_index(move);
+    if (g.over()) g.reset(Deal::random(rng));
+  }
+  double nonzero = 0;
+  for (const auto* bytes : {&frames.x, &frames.a, &frames.z})
+    nonzero += static_cast<double>(std::count_if(bytes->begin(), bytes->end(), [](std::uint8_t b) { return b != 0; }));
   const double rate = median_rate([&] { dmc.train_step(seat, frames); }, static_cast<double>(n), o.seconds, o.repeats);
-  costs.learn_flops = learn_flops_per_frame();
+  costs.learn_flops = learn_flops_per_frame(nonzero / static_cast<double>(n));
   costs.learn_frames_per_s = rate;
   costs.sgemm_peak_gflops = sgemm_peak_gflops(o.seconds, o.repeats);
   const double gflops = rate * costs.learn_flops / 1e9;
