@@ -1,5 +1,7 @@
 #include "algorithms/dmc/lstm_sequence.h"
 
+#include <torch/torch.h>
+
 #include <cstring>
 
 #include "rl/nets/fused_mlp_kernels.h"

@@ -1,5 +1,7 @@
 #include "algorithms/dmc/sparse_rows.h"
 
+#include <torch/torch.h>
+
 namespace rlzoo::dmc {
 
 __attribute__((target_clones("avx2", "default"))) void add_sparse_rows(const float* x, std::int64_t rows,

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include "core/torch/tensor.h"
 
 namespace rlzoo::dmc {
 

@@ -98,10 +98,12 @@ TEST(GoldenNumerics, DmcTrainStep) {
   const SeatFrames f = landlord_frames();
   ASSERT_EQ(f.size(), 20);
   for (int i = 0; i < 5; ++i) dmc.train_step(Seat::Landlord, f);
+  // Recorded again on 2026-11-30 when the learner's forward pass began summing weight rows over
+  // the sparse inputs and running the LSTM's steps as one operation (DouZeroNetImpl::
+  // forward_sparse). The AVX-512 kernels' values wait for a machine with AVX-512 (this one, a
+  // Zen 3, has none): until then the test skips there, printing the value it got.
   test::expect_fingerprint(test::fingerprint(*agent),
-                           {"ee4242338e33bdde3a7dcaa7bb4eec2b2b22b59897d64bd7f019411d863c79b7",
-                            "260e6757f025fe56d2c34267a95a6aa95024db7a9337d62d1ac12b796c3c7a11",
-                            "260e6757f025fe56d2c34267a95a6aa95024db7a9337d62d1ac12b796c3c7a11"},
+                           {"7cd23d0ddd84f1315628937a29e26b1844277885dd00dfbe12813944a5720ac8", "", ""},
                            "dmc after 5 landlord updates on fixed frames");
 }
 
