@@ -25,14 +25,17 @@ TEST(DouZeroNet, ParameterCountsAreDouZeros) {
   EXPECT_EQ(names.back(), "dense6.bias");
 }
 
+// A net sensitive to its inputs: default initialisation is nearly flat.
+DouZeroNet sensitive_net(std::int64_t state_dim, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  DouZeroNet net(state_dim);
+  torch::NoGradGuard g;
+  for (auto& p : net->parameters()) p.mul_(4);
+  return net;
+}
+
 TEST(DouZeroNet, FactorisedEvaluationEqualsDouZeros) {
-  torch::manual_seed(3);
-  DouZeroNet net(kPeasantStateDim);
-  // Make the net sensitive to its inputs (default initialisation is nearly flat).
-  {
-    torch::NoGradGuard g;
-    for (auto& p : net->parameters()) p.mul_(4);
-  }
+  auto net = sensitive_net(kPeasantStateDim, 3);
   const std::int64_t d = 3;
   const auto z = torch::randint(0, 2, {d, 5, 162}).to(torch::kFloat32);
   const auto x = torch::randint(0, 2, {d, kPeasantStateDim}).to(torch::kFloat32);
@@ -55,12 +58,7 @@ torch::Tensor sparse_inputs(std::vector<std::int64_t> shape, double density) {
 }
 
 TEST(DouZeroNet, CpuInferencePathAgreesWithLibTorchsAndSeesNewWeights) {
-  torch::manual_seed(4);
-  DouZeroNet net(kLandlordStateDim);
-  {
-    torch::NoGradGuard g;
-    for (auto& p : net->parameters()) p.mul_(4);
-  }
+  auto net = sensitive_net(kLandlordStateDim, 4);
   const std::int64_t d = 6, a = 40;
   const auto z = sparse_inputs({d, 5, 162}, 0.02), x = sparse_inputs({d, kLandlordStateDim}, 0.12);
   const auto actions = sparse_inputs({a, 54}, 0.05);
@@ -100,12 +98,7 @@ TEST(DouZeroNet, CpuInferencePathAgreesWithLibTorchsAndSeesNewWeights) {
 }
 
 TEST(DouZeroNet, SparseForwardGivesForwardsValuesAndGradients) {
-  torch::manual_seed(5);
-  DouZeroNet net(kPeasantStateDim);
-  {
-    torch::NoGradGuard g;
-    for (auto& p : net->parameters()) p.mul_(4);
-  }
+  auto net = sensitive_net(kPeasantStateDim, 5);
   const std::int64_t n = 24;
   const auto z = sparse_inputs({n, 5, 162}, 0.02), x = sparse_inputs({n, kPeasantStateDim + 54}, 0.1);
   const auto target = torch::randn({n});
