@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "algorithms/dmc/douzero_inference.h"
-
 #include "core/torch/device.h"
 #include "envs/doudizhu/encoding.h"
 
