@@ -38,9 +38,8 @@ struct Scratch {
 
 }  // namespace
 
-std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(DouZeroNetImpl& net) {
+std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(const DouZeroNetImpl::Weights& w) {
   torch::NoGradGuard no_grad;
-  const auto w = net.weights();
   auto s = std::make_shared<SparseInputWeights>();
   const auto transpose = [](const torch::Tensor& t) {
     const auto c = t.t().contiguous();
@@ -49,7 +48,7 @@ std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(DouZeroNetIm
   floats(w.lstm_ih);
   floats(w.dense_w[0]);
   s->lstm_ih = transpose(w.lstm_ih);                                      // [162][512]
-  s->dense1 = transpose(w.dense_w[0].narrow(1, kLstmHidden, net.state_dim() + kActionDim));  // [sd + 54][512]
+  s->dense1 = transpose(w.dense_w[0].narrow(1, kLstmHidden, w.dense_w[0].size(1) - kLstmHidden));  // [sd + 54][512]
   if (w.lstm_ih.is_inference() || w.dense_w[0].is_inference()) return s;  // never current
   s->lstm_ih_data = w.lstm_ih.data_ptr();
   s->lstm_ih_version = w.lstm_ih._version();
@@ -58,20 +57,18 @@ std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(DouZeroNetIm
   return s;
 }
 
-bool sparse_input_weights_current(const SparseInputWeights& s, DouZeroNetImpl& net) {
-  const auto w = net.weights();
+bool sparse_input_weights_current(const SparseInputWeights& s, const DouZeroNetImpl::Weights& w) {
   // Tensors made under InferenceMode keep no version: such weights are transposed on every call.
   if (w.lstm_ih.is_inference() || w.dense_w[0].is_inference()) return false;
   return s.lstm_ih_data == w.lstm_ih.data_ptr() && s.lstm_ih_version == w.lstm_ih._version() &&
          s.dense1_data == w.dense_w[0].data_ptr() && s.dense1_version == w.dense_w[0]._version();
 }
 
-void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& sparse, const float* z, const float* x,
-                             std::int64_t d, const float* actions, const std::int64_t* decision_of, std::int64_t a,
-                             float* q) {
+void factorised_q_values_cpu(const DouZeroNetImpl::Weights& w, const SparseInputWeights& sparse, const float* z,
+                             const float* x, std::int64_t sd, std::int64_t d, const float* actions,
+                             const std::int64_t* decision_of, std::int64_t a, float* q) {
   if (a == 0) return;
-  const auto w = net.weights();
-  const std::int64_t sd = net.state_dim(), dense1_stride = kLstmHidden + sd + kActionDim;
+  const std::int64_t dense1_stride = kLstmHidden + sd + kActionDim;
   thread_local Scratch s;
 
   // The LSTM, steps t-major: row t * d + i of `steps` is decision i's step t.
@@ -84,16 +81,11 @@ void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& spar
     for (std::int64_t i = 0; i < d; ++i)
       add_sparse_rows(z + (i * kSteps + t) * kStepDim, 1, kStepDim, sparse.lstm_ih.data(), kGates,
                       steps + (t * d + i) * kGates);
-  float* c = Scratch::sized(s.c, d * kLstmHidden);
-  float* h = Scratch::sized(s.h, d * kLstmHidden);
-  float* tanh_c = Scratch::sized(s.tanh_c, d * kLstmHidden);
-  const float* w_hh = floats(w.lstm_hh);
-  for (std::int64_t t = 0; t < kSteps; ++t) {
-    float* g = steps + t * d * kGates;
-    if (t > 0)  // the first step's state is zero
-      sgemm(Trans::No, Trans::Yes, d, kGates, kLstmHidden, 1.0f, h, kLstmHidden, w_hh, kLstmHidden, 1.0f, g, kGates);
-    lstm_cell(g, d, kLstmHidden, t == 0, c, tanh_c, h);
-  }
+  float* c = Scratch::sized(s.c, kSteps * d * kLstmHidden);
+  float* tanh_c = Scratch::sized(s.tanh_c, kSteps * d * kLstmHidden);
+  float* hs = Scratch::sized(s.h, kSteps * d * kLstmHidden);
+  lstm_steps(steps, kSteps, d, kLstmHidden, floats(w.lstm_hh), c, tanh_c, hs);
+  const float* h = hs + (kSteps - 1) * d * kLstmHidden;  // the last step's output
 
   // dense1 per decision: bias + state part (sparse) + W_h h.
   float* first = Scratch::sized(s.first, d * kHidden);

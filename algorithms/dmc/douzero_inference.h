@@ -8,7 +8,7 @@
 //    ones among its 162 values, a state ~50 among 430, a move ~2.4 among 54. The LSTM's input
 //    product and the first layer's state and action parts therefore add one weight row per
 //    nonzero feature (the transposed weights, SparseInputWeights) instead of running a dense
-//    product over every feature: they were ~25% of the time through LibTorch.
+//    product over every feature: they were 27% of the time through LibTorch.
 //  - The LSTM's 5 steps run without a LibTorch operation per gate and step (the first with no
 //    recurrent product: its state is zero); sigmoid is 0.5 tanh(x / 2) + 0.5 with rlzoo's
 //    vectorised tanh (rl/nets/fused_mlp_kernels.h).
@@ -19,9 +19,9 @@
 #include <memory>
 #include <vector>
 
-namespace rlzoo::dmc {
+#include "algorithms/dmc/douzero_net.h"
 
-class DouZeroNetImpl;
+namespace rlzoo::dmc {
 
 // The weights of the sparse inputs, one contiguous row of 512 per input feature: the
 // transposes of lstm.weight_ih_l0 and of dense1's columns after the LSTM's.
@@ -36,18 +36,18 @@ struct SparseInputWeights {
   std::int64_t dense1_version = -1;
 };
 
-// Builds the transposes of `net`'s current weights.
-std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(DouZeroNetImpl& net);
-// Whether `w` was made from `net`'s current weights. Never for weights made under
+// Builds the transposes of a net's weights `w` (DouZeroNetImpl::weights()).
+std::shared_ptr<const SparseInputWeights> make_sparse_input_weights(const DouZeroNetImpl::Weights& w);
+// Whether `s` was made from the weights `w` as they are now. Never for weights made under
 // torch::InferenceMode, which keep no version counter.
-bool sparse_input_weights_current(const SparseInputWeights& w, DouZeroNetImpl& net);
+bool sparse_input_weights_current(const SparseInputWeights& s, const DouZeroNetImpl::Weights& w);
 
-// q [a] for d decisions: z [d, 5, 162], x [d, state_dim], actions [a, 54], decision_of [a]
-// (the decision of each candidate row, in [0, d)); all row-major. `sparse` from
-// make_sparse_input_weights(net). Uses thread-local scratch buffers.
-void factorised_q_values_cpu(DouZeroNetImpl& net, const SparseInputWeights& sparse, const float* z, const float* x,
-                             std::int64_t d, const float* actions, const std::int64_t* decision_of, std::int64_t a,
-                             float* q);
+// q [a] for d decisions of a net with weights `w` and `sparse` made from them: z [d, 5, 162],
+// x [d, state_dim], actions [a, 54], decision_of [a] (the decision of each candidate row, in
+// [0, d)); all row-major. Uses thread-local scratch buffers.
+void factorised_q_values_cpu(const DouZeroNetImpl::Weights& w, const SparseInputWeights& sparse, const float* z,
+                             const float* x, std::int64_t state_dim, std::int64_t d, const float* actions,
+                             const std::int64_t* decision_of, std::int64_t a, float* q);
 
 // The floating-point operations factorised_q_values_cpu performs for d decisions and a
 // candidates whose inputs (z, x and the actions together) hold `nonzero_inputs` nonzero values:

@@ -86,15 +86,16 @@ torch::Tensor DouZeroNetImpl::q_values(const torch::Tensor& z, const torch::Tens
   for (std::int64_t i = 0; i < a; ++i)
     TORCH_CHECK(decision[i] >= 0 && decision[i] < d, "q_values: decision_of[", i, "] = ", decision[i],
                 " is not one of the ", d, " decisions");
+  const Weights w = weights();
   std::shared_ptr<const SparseInputWeights> sparse;
   {
     std::lock_guard lock(sparse_mutex_);
-    if (!sparse_ || !sparse_input_weights_current(*sparse_, *this)) sparse_ = make_sparse_input_weights(*this);
+    if (!sparse_ || !sparse_input_weights_current(*sparse_, w)) sparse_ = make_sparse_input_weights(w);
     sparse = sparse_;
   }
   auto q = torch::empty({a}, torch::kFloat32);
-  factorised_q_values_cpu(*this, *sparse, zc.data_ptr<float>(), xc.data_ptr<float>(), d, ac.data_ptr<float>(), decision,
-                          a, q.data_ptr<float>());
+  factorised_q_values_cpu(w, *sparse, zc.data_ptr<float>(), xc.data_ptr<float>(), state_dim_, d, ac.data_ptr<float>(),
+                          decision, a, q.data_ptr<float>());
   return q;
 }
 

@@ -9,6 +9,11 @@
 
 namespace rlzoo::dmc {
 
+namespace {
+
+// One step's element part for `rows` rows of `hidden` units: gates [rows, 4 hidden] from
+// pre-activations to activations; c [rows, hidden] from the previous cell state (ignored when
+// `first`: zero) to c = f c + i g; tanh_c = tanh(c) and h = o tanh(c).
 __attribute__((target_clones("avx2", "default"))) void lstm_cell(float* gates, std::int64_t rows,
                                                                   std::int64_t hidden, bool first, float* c,
                                                                   float* tanh_c, float* h) {
@@ -36,8 +41,6 @@ __attribute__((target_clones("avx2", "default"))) void lstm_cell(float* gates, s
     for (std::int64_t k = 0; k < hidden; ++k) h[r * hidden + k] = o[k] * tanh_c[r * hidden + k];
   }
 }
-
-namespace {
 
 // One step back through the cell: from dh and dc (the gradients reaching h and c of this step)
 // to dgates (the pre-activations'); dc becomes the gradient reaching the previous step's c.
@@ -72,18 +75,12 @@ struct LstmSequence : torch::autograd::Function<LstmSequence> {
     auto acts = torch::empty({steps, n, width}), cs = torch::empty({steps, n, hidden});
     auto tanh_cs = torch::empty({steps, n, hidden}), hs = torch::empty({steps, n, hidden});
     const float* xp = x.data_ptr<float>();
-    for (std::int64_t t = 0; t < steps; ++t) {
-      float* a = acts[t].data_ptr<float>();
+    float* a = acts.data_ptr<float>();
+    for (std::int64_t t = 0; t < steps; ++t)  // to t-major
       for (std::int64_t r = 0; r < n; ++r)
-        std::memcpy(a + r * width, xp + (r * steps + t) * width, static_cast<std::size_t>(width) * sizeof(float));
-      float* c = cs[t].data_ptr<float>();
-      if (t > 0) {  // the first step's state is zero
-        sgemm(Trans::No, Trans::Yes, n, width, hidden, 1.0f, hs[t - 1].data_ptr<float>(), hidden, w.data_ptr<float>(),
-              hidden, 1.0f, a, width);
-        std::memcpy(c, cs[t - 1].data_ptr<float>(), static_cast<std::size_t>(n * hidden) * sizeof(float));
-      }
-      lstm_cell(a, n, hidden, t == 0, c, tanh_cs[t].data_ptr<float>(), hs[t].data_ptr<float>());
-    }
+        std::memcpy(a + (t * n + r) * width, xp + (r * steps + t) * width, static_cast<std::size_t>(width) * sizeof(float));
+    lstm_steps(a, steps, n, hidden, w.data_ptr<float>(), cs.data_ptr<float>(), tanh_cs.data_ptr<float>(),
+               hs.data_ptr<float>());
     ctx->save_for_backward({acts, cs, tanh_cs, hs, w});
     return hs[steps - 1].clone();
   }
@@ -115,6 +112,19 @@ struct LstmSequence : torch::autograd::Function<LstmSequence> {
 };
 
 }  // namespace
+
+void lstm_steps(float* gates, std::int64_t steps, std::int64_t rows, std::int64_t hidden, const float* w_hh, float* c,
+                float* tanh_c, float* h) {
+  const std::int64_t width = 4 * hidden, state = rows * hidden;
+  for (std::int64_t t = 0; t < steps; ++t) {
+    float* g = gates + t * rows * width;
+    if (t > 0) {  // the first step's state is zero
+      sgemm(Trans::No, Trans::Yes, rows, width, hidden, 1.0f, h + (t - 1) * state, hidden, w_hh, hidden, 1.0f, g, width);
+      std::memcpy(c + t * state, c + (t - 1) * state, static_cast<std::size_t>(state) * sizeof(float));
+    }
+    lstm_cell(g, rows, hidden, t == 0, c + t * state, tanh_c + t * state, h + t * state);
+  }
+}
 
 torch::Tensor lstm_last_hidden(const torch::Tensor& input_gates, const torch::Tensor& w_hh) {
   TORCH_CHECK(input_gates.is_cpu() && input_gates.scalar_type() == torch::kFloat32 && input_gates.dim() == 3 &&

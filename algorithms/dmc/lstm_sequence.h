@@ -11,11 +11,12 @@
 
 namespace rlzoo::dmc {
 
-// One step's element part for `rows` rows of `hidden` units. `gates` [rows, 4 hidden] holds the
-// pre-activations and is overwritten with the activations (sigmoid of i, f, o; tanh of g).
-// c [rows, hidden]: the previous cell state (ignored when `first`: zero), overwritten with the new
-// one, c = f c + i g. Writes tanh_c = tanh(c) and h = o tanh(c).
-void lstm_cell(float* gates, std::int64_t rows, std::int64_t hidden, bool first, float* c, float* tanh_c, float* h);
+// The steps of an LSTM with a zero initial state on input gates already computed, t-major:
+// gates [steps][rows][4 hidden] holds x_t W_ih^T + b_ih + b_hh and is overwritten with each
+// step's activations (sigmoid of i, f, o; tanh of g); c, tanh_c and h [steps][rows][hidden]
+// receive each step's cell state, its tanh and the output. w_hh [4 hidden, hidden], row-major.
+void lstm_steps(float* gates, std::int64_t steps, std::int64_t rows, std::int64_t hidden, const float* w_hh, float* c,
+                float* tanh_c, float* h);
 
 // The last step's output h [N, H] of an LSTM whose input part is already computed:
 // input_gates [N, T, 4H] = x_t W_ih^T + b_ih + b_hh, w_hh [4H, H]; float32 on the CPU. The

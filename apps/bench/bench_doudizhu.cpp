@@ -29,6 +29,7 @@
 
 #include "rl/agent.h"
 #include "algorithms/dmc/decision_batch.h"
+#include "algorithms/dmc/douzero_inference.h"
 #include "algorithms/dmc/dmc.h"
 #include "apps/app_paths.h"
 #include "apps/bench/bench_util.h"
@@ -131,14 +132,13 @@ struct FrameCosts {
 };
 
 // Learner FLOPs per frame (DouZeroNetImpl::forward_sparse and its backward pass) for frames with
-// `nonzero_inputs` nonzero features on average: the dense products three times (forward, and
-// the gradients of their inputs and of their weights; the LSTM's first step has none), the
-// sparse inputs' row sums twice (forward, and the weights' gradient).
+// `nonzero_inputs` nonzero features on average. A frame's forward pass is the factorised pass
+// of one decision with one candidate; backward, the dense products run twice more (their
+// inputs' and their weights' gradients), the sparse inputs' row sums once more (the weights').
 double learn_flops_per_frame(double nonzero_inputs) {
-  const double dense = 4 * 2.0 * 512 * 128  // the LSTM's recurrent products, steps 2-5
-                       + 2.0 * 512 * 128        // dense1 on the LSTM's output
-                       + kTailFlops;
-  return 3 * dense + 2 * 2.0 * 512 * nonzero_inputs;
+  const double dense = dmc::factorised_q_values_flops(1, 1, 0);
+  const double sparse = dmc::factorised_q_values_flops(1, 1, 1) - dense;  // per nonzero input
+  return 3 * dense + 2 * sparse * nonzero_inputs;
 }
 
 // One thread: epsilon-greedy self-play of `games` concurrent games, all three seats.
