@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <fmt/format.h>
 
 #include "core/vector/vector_env.h"
 #include "core/wrappers/wrappers.h"
@@ -360,6 +361,60 @@ TEST(VectorEnv, WrongActionBatchSizeAndMixedSpacesAreErrors) {
   mixed.push_back(std::make_unique<test::WalkEnv>(2));
   mixed.push_back(std::make_unique<test::WalkEnv>(3));
   EXPECT_THROW(SyncVectorEnv(std::move(mixed)), UserError);
+}
+
+// An action no env may take is an error naming the env, the action and the vector index,
+// whichever thread or run of envs (Env::step_run) holds it; strict bounds are enforced in a
+// vector env as in a single one.
+TEST(VectorEnv, AnUnacceptableActionIsNamedWithItsIndex) {
+  const auto message_of = [](VectorEnv& venv, ConstBytes actions) {
+    try {
+      venv.step(actions);
+    } catch (const EnvError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (int threads : {0, 2}) {
+    std::unique_ptr<VectorEnv> venv;
+    if (threads == 0) venv = std::make_unique<SyncVectorEnv>(walk_envs(40, 100));
+    else venv = std::make_unique<ThreadedVectorEnv>(walk_envs(40, 100), threads);
+    venv->reset(0);
+    std::vector<std::int64_t> actions(40, 1);
+    venv->step(std::span<const std::int64_t>(actions));  // 1 stays where it is
+    const float before = venv->observations<float>()[7];
+    actions[7] = 2;
+    venv->step(std::span<const std::int64_t>(actions));
+    EXPECT_EQ(venv->observations<float>()[7], before + 1.0f);  // 2 moves one to the right
+    for (std::int64_t bad : {3, -1}) {
+      actions[37] = bad;
+      EXPECT_THAT(message_of(*venv, std::as_bytes(std::span<const std::int64_t>(actions))),
+                  ::testing::AllOf(::testing::HasSubstr(fmt::format("invalid action {} for action space Discrete(3)", bad)),
+                                   ::testing::HasSubstr("vector env index 37 of 40")))
+          << "threads " << threads;
+    }
+  }
+  // A float32 Box: a NaN or an Inf is named; outside the bounds is taken unless in strict mode.
+  std::vector<std::unique_ptr<Env>> envs;
+  for (int i = 0; i < 3; ++i) envs.push_back(std::make_unique<test::EchoEnv>());
+  envs[2]->set_strict_actions(true);
+  SyncVectorEnv echo(std::move(envs));
+  echo.reset(0);
+  std::vector<float> box(6, 0.5f);
+  box[0] = 3.0f;  // env 0 is not strict
+  echo.step(std::as_bytes(std::span<const float>(box)));
+  EXPECT_EQ(echo.observations<float>()[0], 3.0f);
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    box[3] = bad;
+    EXPECT_THAT(message_of(echo, std::as_bytes(std::span<const float>(box))),
+                ::testing::AllOf(::testing::HasSubstr("element 1 is not finite"),
+                                 ::testing::HasSubstr("vector env index 1 of 3")));
+  }
+  box[3] = 0.5f;
+  box[4] = 3.0f;
+  EXPECT_THAT(message_of(echo, std::as_bytes(std::span<const float>(box))),
+              ::testing::AllOf(::testing::HasSubstr("outside the bounds (strict mode)"),
+                               ::testing::HasSubstr("vector env index 2 of 3")));
 }
 
 TEST(VectorEnv, ActionMasksAreBatched) {
