@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <cmath>
 #include <set>
@@ -132,10 +133,14 @@ TEST(Cli, BenchMujocoPrintsTheOverheadBesideItsNoiseFloor) {
     EXPECT_EQ(j["resets"], 1);
     EXPECT_EQ(j["chunk_steps"], 10);
     // Both are one minus a ratio of two times of the same physics: fractions, not percentages.
-    for (const char* key : {"overhead", "noise_floor"}) {
-      ASSERT_TRUE(j.contains(key)) << line;
-      EXPECT_LT(std::abs(j[key].get<double>()), 1.0) << key << ": " << line;
-    }
+    // With one repeat the overhead is exactly one minus the env's rate over the raw loop's,
+    // whatever the timing (a busy machine once made the env 2.7x the raw loop in this short
+    // run); the noise floor's control loop is not printed, so only its form is checked.
+    ASSERT_TRUE(j.contains("overhead") && j.contains("noise_floor")) << line;
+    const double rate_ratio = j["value"].get<double>() / j["baseline"].get<double>();
+    EXPECT_NEAR(j["overhead"].get<double>(), 1.0 - rate_ratio, 1e-9 * std::max(1.0, rate_ratio)) << line;
+    const double noise_floor = j["noise_floor"].get<double>();
+    EXPECT_TRUE(std::isfinite(noise_floor) && noise_floor < 1.0) << line;
   }
   for (const char* name : {"mujoco/Reacher-v4/raw_mj_step_loop", "mujoco/Reacher-v4/rlzoo_env",
                            "mujoco/Reacher-v4/threaded_vector_t1", "mujoco/Reacher-v4/threaded_vector_t2"})
