@@ -29,7 +29,7 @@ void fill_rows(float* out, std::int64_t rows, const float* row) {
 }
 
 struct Scratch {
-  std::vector<float> steps, c, h, tanh_c, first, y0, y1;
+  std::vector<float> bias, steps, c, h, tanh_c, first, y0, y1;
   static float* sized(std::vector<float>& v, std::int64_t n) {
     if (static_cast<std::int64_t>(v.size()) < n) v.resize(static_cast<std::size_t>(n));
     return v.data();
@@ -73,10 +73,10 @@ void factorised_q_values_cpu(const DouZeroNetImpl::Weights& w, const SparseInput
 
   // The LSTM, steps t-major: row t * d + i of `steps` is decision i's step t.
   float* steps = Scratch::sized(s.steps, kSteps * d * kGates);
-  std::vector<float> bias(kGates);
+  float* bias = Scratch::sized(s.bias, kGates);
   const float *b_ih = floats(w.lstm_b_ih), *b_hh = floats(w.lstm_b_hh);
-  for (std::int64_t k = 0; k < kGates; ++k) bias[static_cast<std::size_t>(k)] = b_ih[k] + b_hh[k];
-  fill_rows(steps, kSteps * d, bias.data());
+  for (std::int64_t k = 0; k < kGates; ++k) bias[k] = b_ih[k] + b_hh[k];
+  fill_rows(steps, kSteps * d, bias);
   for (std::int64_t t = 0; t < kSteps; ++t)
     for (std::int64_t i = 0; i < d; ++i)
       add_sparse_rows(z + (i * kSteps + t) * kStepDim, 1, kStepDim, sparse.lstm_ih.data(), kGates,
