@@ -256,6 +256,19 @@ class Env {
     step_run_loop(run, [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); });
   }
 
+  // As step_run_with(), for an env type that can also step two envs at once (the arithmetic of
+  // both in the two lanes of SSE2 registers): `pair_of(E& a, E& b, action_a, action_b, obs_a,
+  // obs_b)` returns {a's StepResult, b's} as their do_step() would, and must be noexcept. Two
+  // neighbours of the run go to it when neither needs anything beyond a plain step
+  // (step_is_plain); the others, and the last of an odd run, take do_step_of. Every result,
+  // check and error is that of stepping the envs one by one, in order, provided the rewards
+  // pair_of returns are finite (see step_run_pair_loop).
+  template <class E, class DoStep, class DoStepPair>
+  static void step_run_paired(StepRun& run, DoStep do_step_of, DoStepPair pair_of) {
+    static_assert(std::is_final_v<E>, "step_run_paired<E>: E must be a final class");
+    step_run_pair_loop<E>(run, do_step_of, pair_of);
+  }
+
   // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
   void forward_views_to(const Env& inner);
   bool is_wrapper() const { return has_detour(kWrapper); }
@@ -288,6 +301,20 @@ class Env {
   // every detour; otherwise none is set and the step skips their tests.
   template <bool kCheckObservation, bool kDetoured, class DoStep>
   void step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
+  // What a step does after do_step() returned d: counts the step, checks what the env made
+  // (unless the env checked it itself), sums the return, applies the time limit and ends the
+  // episode; the step's result goes to out.
+  template <bool kCheckObservation, bool kDetoured>
+  void finish_step(const StepResult& d, ConstBytes obs, StepResult& out);
+  // Whether a step of this env can call do_step() at once: no detour set, a buffer of the
+  // right size and an action the inline checks accept. Otherwise step_impl() sees to it (and
+  // throws where the step is not acceptable).
+  bool step_is_plain(ConstBytes action, Bytes obs) const {
+    return detours_ == 0 && obs.size() == obs_bytes_ &&
+           (discrete_action_is_legal<false>(action) || float32_box_action_is_acceptable<false>(action));
+  }
+  template <class E, class DoStep, class DoStepPair>
+  static void step_run_pair_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of);
   // Returns its result rather than writing through a reference, so that the caller's result
   // can stay in registers on the inline path.
   template <bool kCheckObservation>
@@ -408,6 +435,11 @@ inline void Env::step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep
   } catch (...) {
     rethrow_naming_env_at_step(elapsed_ + 1);
   }
+  finish_step<kCheckObservation, kDetoured>(d, obs, out);
+}
+
+template <bool kCheckObservation, bool kDetoured>
+inline void Env::finish_step(const StepResult& d, ConstBytes obs, StepResult& out) {
   // Taken apart into scalars and put together once at the end: GCC keeps a StepResult that
   // came back in a register packed, and packed it again after each change of a field (a dozen
   // instructions per step in a vector env's loop).
@@ -459,6 +491,68 @@ inline void Env::step_run_loop(StepRun& run, DoStep do_step_of) {
       all_checked &= r.checked_finite;
       if (r.terminated || r.truncated) [[unlikely]]
         ended[num_ended++] = static_cast<std::uint32_t>(i);
+    }
+  } catch (...) {
+    run.failed = i;
+    throw;
+  }
+  run.num_ended = num_ended;
+  run.all_checked_finite = all_checked;
+}
+
+template <class E, class DoStep, class DoStepPair>
+inline void Env::step_run_pair_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of) {
+  Env* const* const envs = run.envs;
+  const std::size_t n = run.count, ab = run.action_bytes, ob = run.obs_bytes;
+  const std::byte* const actions = run.actions;
+  std::byte* const obs = run.obs;
+  double* const rewards = run.rewards;
+  std::uint8_t *const terminated = run.terminated, *const truncated = run.truncated;
+  std::uint32_t* const ended = run.ended;
+  std::size_t num_ended = 0;
+  bool all_checked = true;
+  const auto record = [&](std::size_t i, const StepResult& r) {
+    rewards[i] = r.reward;
+    terminated[i] = r.terminated;
+    truncated[i] = r.truncated;
+    all_checked &= r.checked_finite;
+    if (r.terminated || r.truncated) [[unlikely]]
+      ended[num_ended++] = static_cast<std::uint32_t>(i);
+  };
+  const auto one = [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); };
+  std::size_t i = 0;  // the env being stepped, for run.failed
+  try {
+    while (i < n) {
+      Env& a = *envs[i];
+      const ConstBytes a_action(actions + i * ab, ab);
+      const Bytes a_obs(obs + i * ob, ob);
+      if (i + 1 < n) {
+        Env& b = *envs[i + 1];
+        const ConstBytes b_action(actions + (i + 1) * ab, ab);
+        const Bytes b_obs(obs + (i + 1) * ob, ob);
+        if (a.step_is_plain(a_action, a_obs) && b.step_is_plain(b_action, b_obs)) [[likely]] {
+          static_assert(noexcept(pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs)),
+                        "step_run_paired: pair_of must be noexcept");
+          const std::array<StepResult, 2> d =
+              pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs);
+          // Only a non-finite reward can throw here (the observation is the vector env's to
+          // check). Were a's not finite, b would have moved already, where a loop one by one
+          // leaves it as it was: an env type whose rewards can be non-finite keeps to
+          // step_run_with().
+          StepResult r;
+          a.finish_step<false, false>(d[0], a_obs, r);
+          record(i, r);
+          ++i;
+          b.finish_step<false, false>(d[1], b_obs, r);
+          record(i, r);
+          ++i;
+          continue;
+        }
+      }
+      StepResult r;
+      a.step_impl<false>(a_action, a_obs, r, one);
+      record(i, r);
+      ++i;
     }
   } catch (...) {
     run.failed = i;

@@ -13,6 +13,8 @@ namespace rlzoo {
 namespace {
 
 using classic_control::f32;
+using classic_control::Double2;
+using classic_control::lanes_below;
 using classic_control::py_square;
 
 // Gymnasium's constants, combined in the same order so that they round the same way.
@@ -65,27 +67,40 @@ void CartPoleEnv::do_reset(std::optional<std::uint64_t>, Bytes obs) {
   write_obs(obs);
 }
 
-StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
-  std::int64_t a;  // Env::step checked the action's size and range
-  std::memcpy(&a, action.data(), sizeof a);
-  auto& [x, x_dot, theta, theta_dot] = state_;
-  const double force = a == 1 ? kForceMag : -kForceMag;
-  const double costheta = std::cos(theta);
-  const double sintheta = std::sin(theta);
+namespace {
 
-  const double temp = (force + kPoleMassLength * py_square(theta_dot) * sintheta) / kTotalMass;
-  const double thetaacc =
+// One explicit-Euler step of [x, x_dot, theta, theta_dot] under `force`, written once for one
+// env (V = double) and for two side by side (V = Double2, each constant broadcast to both
+// lanes): the same IEEE operations in the same order either way, so both give Gymnasium's
+// float64 numbers bit for bit.
+template <class V>
+[[gnu::always_inline]] inline void advance(V& x, V& x_dot, V& theta, V& theta_dot, V force, V costheta, V sintheta) {
+  const V temp = (force + kPoleMassLength * py_square(theta_dot) * sintheta) / kTotalMass;
+  const V thetaacc =
       (kGravity * sintheta - costheta * temp) / (kLength * (4.0 / 3.0 - kMassPole * py_square(costheta) / kTotalMass));
-  const double xacc = temp - kPoleMassLength * thetaacc * costheta / kTotalMass;
-
+  const V xacc = temp - kPoleMassLength * thetaacc * costheta / kTotalMass;
   // Explicit Euler: every update reads the old values.
   x = x + kTau * x_dot;
   x_dot = x_dot + kTau * xacc;
   theta = theta + kTau * theta_dot;
   theta_dot = theta_dot + kTau * thetaacc;
+}
 
+double force_of(ConstBytes action) {
+  std::int64_t a;  // Env::step checked the action's size and range
+  std::memcpy(&a, action.data(), sizeof a);
+  return a == 1 ? kForceMag : -kForceMag;
+}
+
+bool out_of_bounds(double x, double theta) {
+  return x < -kXThreshold || x > kXThreshold || theta < -kThetaThreshold || theta > kThetaThreshold;
+}
+
+}  // namespace
+
+[[gnu::always_inline]] inline StepResult CartPoleEnv::result_after_step(bool terminated, Bytes obs) const {
   StepResult r;
-  r.terminated = x < -kXThreshold || x > kXThreshold || theta < -kThetaThreshold || theta > kThetaThreshold;
+  r.terminated = terminated;
   r.reward = r.terminated ? end_reward_ : step_reward_;  // always finite
   // The observation is checked as it is written (a state set from outside can overflow float32
   // or hold a NaN); when it is not finite, Env::step checks again and names the element.
@@ -93,9 +108,39 @@ StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
   return r;
 }
 
-// flatten: do_step inlines into the loop (GCC would otherwise call it there).
+StepResult CartPoleEnv::do_step(ConstBytes action, Bytes obs) {
+  auto& [x, x_dot, theta, theta_dot] = state_;
+  const double costheta = std::cos(theta);
+  const double sintheta = std::sin(theta);
+  advance(x, x_dot, theta, theta_dot, force_of(action), costheta, sintheta);
+  return result_after_step(out_of_bounds(x, theta), obs);
+}
+
+std::array<StepResult, 2> CartPoleEnv::step_pair(CartPoleEnv& a, CartPoleEnv& b, ConstBytes a_action,
+                                                 ConstBytes b_action, Bytes a_obs, Bytes b_obs) noexcept {
+  // The libm calls first: every SSE register is free across a call, so state loaded before them
+  // would be spilled to the stack and read back.
+  const Double2 costheta{std::cos(a.state_[2]), std::cos(b.state_[2])};
+  const Double2 sintheta{std::sin(a.state_[2]), std::sin(b.state_[2])};
+  Double2 x{a.state_[0], b.state_[0]}, x_dot{a.state_[1], b.state_[1]};
+  Double2 theta{a.state_[2], b.state_[2]}, theta_dot{a.state_[3], b.state_[3]};
+  advance(x, x_dot, theta, theta_dot, Double2{force_of(a_action), force_of(b_action)}, costheta, sintheta);
+  // out_of_bounds of each lane (bit 0: a, bit 1: b).
+  const Double2 x_limit{kXThreshold, kXThreshold}, theta_limit{kThetaThreshold, kThetaThreshold};
+  const int ended = lanes_below(x, -x_limit) | lanes_below(x_limit, x) |
+                    lanes_below(theta, -theta_limit) | lanes_below(theta_limit, theta);
+  a.state_ = {x[0], x_dot[0], theta[0], theta_dot[0]};
+  b.state_ = {x[1], x_dot[1], theta[1], theta_dot[1]};
+  return {a.result_after_step((ended & 1) != 0, a_obs), b.result_after_step((ended & 2) != 0, b_obs)};
+}
+
+// flatten: do_step and step_pair inline into the loop (GCC would otherwise call them there).
 [[gnu::flatten]] void CartPoleEnv::step_run(StepRun& run) {
-  step_run_with<CartPoleEnv>(run, [](CartPoleEnv& e, ConstBytes a, Bytes o) { return e.CartPoleEnv::do_step(a, o); });
+  step_run_paired<CartPoleEnv>(
+      run, [](CartPoleEnv& e, ConstBytes a, Bytes o) { return e.CartPoleEnv::do_step(a, o); },
+      [](CartPoleEnv& a, CartPoleEnv& b, ConstBytes aa, ConstBytes ba, Bytes ao, Bytes bo) noexcept {
+        return step_pair(a, b, aa, ba, ao, bo);
+      });
 }
 
 }  // namespace rlzoo

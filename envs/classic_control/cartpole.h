@@ -50,6 +50,11 @@ class CartPoleEnv final : public Env, public StateAccess {
 
  private:
   void write_obs(Bytes obs) const;
+  // What a step that has just moved state_ returns, with the observation written to obs.
+  StepResult result_after_step(bool terminated, Bytes obs) const;
+  // Two envs' steps at once, their arithmetic in the two lanes of SSE2 registers (Env::step_run_paired).
+  static std::array<StepResult, 2> step_pair(CartPoleEnv& a, CartPoleEnv& b, ConstBytes a_action, ConstBytes b_action,
+                                             Bytes a_obs, Bytes b_obs) noexcept;
 
   // The reward of a step that does not end the episode, and of one that does (from the config,
   // so that a step selects one without testing the config).

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fmt/format.h>
 #include <limits>
 
 #include "core/config/context.h"
@@ -238,15 +239,18 @@ TEST(CartPole, ANonFiniteRowOfAVectorEnvIsNamedWithItsIndex) {
   }
 }
 
-// A vector env steps runs of CartPoles in CartPole's own loop (Env::step_run, do_step inlined),
-// or of mixed types through the vtable: either way each env goes exactly as it does alone.
-// 70 envs (two full runs of 32 and a partial one), time limits of 5 to 11 steps on some of them
-// (truncation inside the run), every third env wrapped in the mixed vector env.
+// A vector env steps runs of CartPoles in CartPole's own loop (Env::step_run: two envs at a
+// time in SSE2 lanes, one at a time where a neighbour takes a detour), or of mixed types through
+// the vtable: either way each env goes exactly as it does alone. 71 envs (two full runs of 32
+// and an odd one), time limits of 5 to 11 steps on some of them (truncation inside the run),
+// strict actions on every fifth (a detour: its pair goes one by one), every third env wrapped in
+// the mixed vector env.
 TEST(CartPole, AVectorEnvStepsEachEnvAsItStepsAlone) {
-  constexpr int kEnvs = 70, kSteps = 120;
+  constexpr int kEnvs = 71, kSteps = 120;
   const auto make = [](int k, bool wrap) -> std::unique_ptr<Env> {
     auto env = make_env("CartPole-v1");
     if (k % 2 == 0) env->set_max_episode_steps(5 + k % 7);
+    if (k % 5 == 1) env->set_strict_actions(true);
     if (wrap && k % 3 == 0) return std::make_unique<TimeLimit>(std::move(env), 1000);
     return env;
   };
@@ -286,6 +290,30 @@ TEST(CartPole, AVectorEnvStepsEachEnvAsItStepsAlone) {
           << "mode " << mode << ", step " << t;
     }
     EXPECT_GT(ended, kEnvs);  // every env's episodes end, by termination or by its time limit
+  }
+}
+
+// A bad action in a run of CartPoles is named with its env's index whichever side of a pair
+// it is on, and the envs before it have stepped while those after it have not, as in a loop
+// over the envs one by one.
+TEST(CartPole, AVectorEnvNamesABadActionAndStepsTheEnvsBeforeIt) {
+  for (const int bad_at : {4, 5, 8}) {
+    std::vector<std::unique_ptr<Env>> envs;
+    for (int k = 0; k < 9; ++k) envs.push_back(make_env("CartPole-v1"));
+    SyncVectorEnv venv(std::move(envs));
+    venv.reset(3);
+    std::vector<std::int64_t> actions(9, 1);
+    actions[static_cast<std::size_t>(bad_at)] = 2;
+    std::string message = "no error";
+    try {
+      venv.step(std::span<const std::int64_t>(actions));
+    } catch (const EnvError& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("invalid action 2 for action space Discrete(2)"), std::string::npos) << message;
+    EXPECT_NE(message.find(fmt::format("vector env index {} of 9", bad_at)), std::string::npos) << message;
+    for (int k = 0; k < 9; ++k)
+      EXPECT_EQ(venv.env(k).elapsed_steps(), k < bad_at ? 1 : 0) << "bad action at " << bad_at << ", env " << k;
   }
 }
 

@@ -45,6 +45,43 @@ TEST(Numerics, PySquareEdgeValues) {
   }
 }
 
+// The two-lane py_square (an env stepping two envs at once) gives each lane what the scalar one
+// gives, whichever lane leaves the fast path: random pairs, and every pairing of edge values.
+TEST(Numerics, PySquareOfTwoLanesIsPySquareOfEach) {
+  const auto expect_lanes = [](double a, double b) {
+    const Double2 got = py_square(Double2{a, b});
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got[0]), std::bit_cast<std::uint64_t>(py_square(a))) << a << ", " << b;
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got[1]), std::bit_cast<std::uint64_t>(py_square(b))) << a << ", " << b;
+  };
+  Rng rng(7);
+  for (int i = 0; i < 500'000; ++i) {
+    const double a = (rng.uniform() - 0.5) * std::ldexp(1.0, static_cast<int>(rng.below(40)) - 20);
+    const double b = (rng.uniform() - 0.5) * std::ldexp(1.0, static_cast<int>(rng.below(40)) - 20);
+    expect_lanes(a, b);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const double edges[] = {0.0, -0.0, 1.0, std::sqrt(2.0), 1e-300, 1e300, 0x1p-450, 0x1p450,
+                          std::numeric_limits<double>::denorm_min(), inf, -inf, std::nan("")};
+  for (double a : edges) {
+    for (double b : edges) {
+      const Double2 got = py_square(Double2{a, b});
+      for (int k = 0; k < 2; ++k) {
+        const double want = py_square(k == 0 ? a : b);
+        if (std::isnan(want)) EXPECT_TRUE(std::isnan(got[k]));
+        else EXPECT_EQ(std::bit_cast<std::uint64_t>(got[k]), std::bit_cast<std::uint64_t>(want)) << a << ", " << b;
+      }
+    }
+  }
+}
+
+// lanes_below: bit k for lane k, false where a NaN is compared.
+TEST(Numerics, LanesBelowSetsOneBitPerLane) {
+  EXPECT_EQ(lanes_below(Double2{1.0, 3.0}, Double2{2.0, 2.0}), 1);
+  EXPECT_EQ(lanes_below(Double2{3.0, 1.0}, Double2{2.0, 2.0}), 2);
+  EXPECT_EQ(lanes_below(Double2{1.0, 1.0}, Double2{2.0, 2.0}), 3);
+  EXPECT_EQ(lanes_below(Double2{2.0, std::nan("")}, Double2{2.0, 5.0}), 0);
+}
+
 TEST(Numerics, PyModIsFloored) {
   EXPECT_DOUBLE_EQ(py_mod(-1.0, 3.0), 2.0);
   EXPECT_DOUBLE_EQ(py_mod(1.0, -3.0), -2.0);
