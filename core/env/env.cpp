@@ -112,7 +112,7 @@ template StepResult Env::step_detoured<true>(ConstBytes, Bytes);
 template StepResult Env::step_detoured<false>(ConstBytes, Bytes);
 
 void Env::step_run_virtual(StepRun& run) {
-  step_run_loop(run, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); });
+  step_run_loop<Env>(run, [](Env& e, ConstBytes a, Bytes o) { return e.do_step(a, o); }, NoPairStep{});
 }
 
 void Env::check_observation(ConstBytes obs) const {

@@ -253,7 +253,8 @@ class Env {
   template <class E, class DoStep>
   static void step_run_with(StepRun& run, DoStep do_step_of) {
     static_assert(std::is_final_v<E>, "step_run_with<E>: E must be a final class");
-    step_run_loop(run, [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); });
+    step_run_loop<E>(run, [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); },
+                     NoPairStep{});
   }
 
   // As step_run_with(), for an env type that can also step two envs at once (the arithmetic of
@@ -262,11 +263,12 @@ class Env {
   // neighbours of the run go to it when neither needs anything beyond a plain step
   // (step_is_plain); the others, and the last of an odd run, take do_step_of. Every result,
   // check and error is that of stepping the envs one by one, in order, provided the rewards
-  // pair_of returns are finite (see step_run_pair_loop).
+  // pair_of returns are finite (see step_run_loop).
   template <class E, class DoStep, class DoStepPair>
   static void step_run_paired(StepRun& run, DoStep do_step_of, DoStepPair pair_of) {
     static_assert(std::is_final_v<E>, "step_run_paired<E>: E must be a final class");
-    step_run_pair_loop<E>(run, do_step_of, pair_of);
+    step_run_loop<E>(run, [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); },
+                     pair_of);
   }
 
   // For wrappers: statistics, mask and candidates come from the wrapped env, not this one.
@@ -291,8 +293,11 @@ class Env {
   // observation is checked for NaN/Inf.
   void derive_step_plan();
   void set_steps_within_limit();  // from spec_.max_episode_steps
-  template <class DoStep>
-  static void step_run_loop(StepRun& run, DoStep do_step_of);
+  // The loop of a run: each env through do_step_of(Env&, action, obs), or two neighbours at a
+  // time through pair_of (see step_run_paired) unless it is NoPairStep.
+  struct NoPairStep {};
+  template <class E, class DoStep, class DoStepPair>
+  static void step_run_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of);
   // do_step_of(*this, action, obs) calls do_step(): through the vtable, or directly from an
   // env type's step_run().
   template <bool kCheckObservation, class DoStep>
@@ -313,8 +318,6 @@ class Env {
     return detours_ == 0 && obs.size() == obs_bytes_ &&
            (discrete_action_is_legal<false>(action) || float32_box_action_is_acceptable<false>(action));
   }
-  template <class E, class DoStep, class DoStepPair>
-  static void step_run_pair_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of);
   // Returns its result rather than writing through a reference, so that the caller's result
   // can stay in registers on the inline path.
   template <bool kCheckObservation>
@@ -468,40 +471,9 @@ inline void Env::finish_step(const StepResult& d, ConstBytes obs, StepResult& ou
   out.checked_finite = checked_finite;
 }
 
-template <class DoStep>
-inline void Env::step_run_loop(StepRun& run, DoStep do_step_of) {
-  // Locals: the stores into the envs could alias `run` as far as the compiler knows.
-  Env* const* const envs = run.envs;
-  const std::size_t n = run.count, ab = run.action_bytes, ob = run.obs_bytes;
-  const std::byte* const actions = run.actions;
-  std::byte* const obs = run.obs;
-  double* const rewards = run.rewards;
-  std::uint8_t *const terminated = run.terminated, *const truncated = run.truncated;
-  std::uint32_t* const ended = run.ended;
-  std::size_t num_ended = 0;
-  bool all_checked = true;
-  std::size_t i = 0;
-  try {
-    for (; i < n; ++i) {
-      StepResult r;
-      envs[i]->step_impl<false>(ConstBytes(actions + i * ab, ab), Bytes(obs + i * ob, ob), r, do_step_of);
-      rewards[i] = r.reward;
-      terminated[i] = r.terminated;
-      truncated[i] = r.truncated;
-      all_checked &= r.checked_finite;
-      if (r.terminated || r.truncated) [[unlikely]]
-        ended[num_ended++] = static_cast<std::uint32_t>(i);
-    }
-  } catch (...) {
-    run.failed = i;
-    throw;
-  }
-  run.num_ended = num_ended;
-  run.all_checked_finite = all_checked;
-}
-
 template <class E, class DoStep, class DoStepPair>
-inline void Env::step_run_pair_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of) {
+inline void Env::step_run_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_of) {
+  // Locals: the stores into the envs could alias `run` as far as the compiler knows.
   Env* const* const envs = run.envs;
   const std::size_t n = run.count, ab = run.action_bytes, ob = run.obs_bytes;
   const std::byte* const actions = run.actions;
@@ -519,38 +491,39 @@ inline void Env::step_run_pair_loop(StepRun& run, DoStep do_step_of, DoStepPair 
     if (r.terminated || r.truncated) [[unlikely]]
       ended[num_ended++] = static_cast<std::uint32_t>(i);
   };
-  const auto one = [&](Env& e, ConstBytes a, Bytes o) { return do_step_of(static_cast<E&>(e), a, o); };
   std::size_t i = 0;  // the env being stepped, for run.failed
   try {
     while (i < n) {
       Env& a = *envs[i];
       const ConstBytes a_action(actions + i * ab, ab);
       const Bytes a_obs(obs + i * ob, ob);
-      if (i + 1 < n) {
-        Env& b = *envs[i + 1];
-        const ConstBytes b_action(actions + (i + 1) * ab, ab);
-        const Bytes b_obs(obs + (i + 1) * ob, ob);
-        if (a.step_is_plain(a_action, a_obs) && b.step_is_plain(b_action, b_obs)) [[likely]] {
-          static_assert(noexcept(pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs)),
-                        "step_run_paired: pair_of must be noexcept");
-          const std::array<StepResult, 2> d =
-              pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs);
-          // Only a non-finite reward can throw here (the observation is the vector env's to
-          // check). Were a's not finite, b would have moved already, where a loop one by one
-          // leaves it as it was: an env type whose rewards can be non-finite keeps to
-          // step_run_with().
-          StepResult r;
-          a.finish_step<false, false>(d[0], a_obs, r);
-          record(i, r);
-          ++i;
-          b.finish_step<false, false>(d[1], b_obs, r);
-          record(i, r);
-          ++i;
-          continue;
+      if constexpr (!std::is_same_v<DoStepPair, NoPairStep>) {
+        if (i + 1 < n) {
+          Env& b = *envs[i + 1];
+          const ConstBytes b_action(actions + (i + 1) * ab, ab);
+          const Bytes b_obs(obs + (i + 1) * ob, ob);
+          if (a.step_is_plain(a_action, a_obs) && b.step_is_plain(b_action, b_obs)) [[likely]] {
+            static_assert(noexcept(pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs)),
+                          "step_run_paired: pair_of must be noexcept");
+            const std::array<StepResult, 2> d =
+                pair_of(static_cast<E&>(a), static_cast<E&>(b), a_action, b_action, a_obs, b_obs);
+            // Only a non-finite reward can throw here (the observation is the vector env's to
+            // check). Were a's not finite, b would have moved already, where a loop one by one
+            // leaves it as it was: an env type whose rewards can be non-finite keeps to
+            // step_run_with().
+            StepResult r;
+            a.finish_step<false, false>(d[0], a_obs, r);
+            record(i, r);
+            ++i;
+            b.finish_step<false, false>(d[1], b_obs, r);
+            record(i, r);
+            ++i;
+            continue;
+          }
         }
       }
       StepResult r;
-      a.step_impl<false>(a_action, a_obs, r, one);
+      a.step_impl<false>(a_action, a_obs, r, do_step_of);
       record(i, r);
       ++i;
     }
