@@ -179,6 +179,12 @@ void Env::throw_step_without_reset() const {
                               elapsed_ == 0 ? "before reset()" : "after the episode ended"));
 }
 
+void Env::throw_wrong_observation_size(std::size_t bytes) const {
+  throw EnvError(fmt::format("env {}: step() was given an observation buffer of {} bytes; the observation space {} "
+                             "needs {}",
+                             spec_.id, bytes, spec_.observation_space.describe(), obs_bytes_));
+}
+
 void Env::throw_non_finite(double reward, ConstBytes obs, std::int64_t step) const {
   if (!std::isfinite(reward))
     throw EnvError(fmt::format("env {}, episode step {}: reward {} is not finite", spec_.id, step, reward));

@@ -67,7 +67,9 @@ struct StepResult {
   // (store_float32s_checked): Env::step() then skips its own check, which would read the
   // observation back from memory. Left false, Env::step() checks, and names a bad value.
   bool checked_finite = false;
-  bool done() const { return terminated || truncated; }
+  // One OR and one test (|| compiled to a branch per flag, and a caller's loop repacked the
+  // flags to test them).
+  bool done() const { return terminated | truncated; }
 };
 
 class Env;
@@ -278,6 +280,7 @@ class Env {
  private:
   [[noreturn]] void throw_bad_action(ConstBytes action, const std::string& why) const;
   [[noreturn, gnu::cold]] void throw_step_without_reset() const;
+  [[noreturn, gnu::cold]] void throw_wrong_observation_size(std::size_t bytes) const;
   void end_episode();
   // Inside a catch block: rethrows the current exception as EnvError/EnvFailure prefixed with
   // this env's id and `when` (see EnvError).
@@ -303,7 +306,8 @@ class Env {
   template <bool kCheckObservation, class DoStep>
   void step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
   // The step itself. kDetoured: the general case (out of line, step_detoured()), which sees to
-  // every detour; otherwise none is set and the step skips their tests.
+  // every detour and checks the buffer and the action, raising their errors; otherwise
+  // step_is_plain() has passed and the step skips those tests.
   template <bool kCheckObservation, bool kDetoured, class DoStep>
   void step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of);
   // What a step does after do_step() returned d: counts the step, checks what the env made
@@ -312,8 +316,8 @@ class Env {
   template <bool kCheckObservation, bool kDetoured>
   void finish_step(const StepResult& d, ConstBytes obs, StepResult& out);
   // Whether a step of this env can call do_step() at once: no detour set, a buffer of the
-  // right size and an action the inline checks accept. Otherwise step_impl() sees to it (and
-  // throws where the step is not acceptable).
+  // right size and an action the inline checks accept. Otherwise step_impl() takes the general
+  // step (step_detoured()), which throws where the step is not acceptable.
   bool step_is_plain(ConstBytes action, Bytes obs) const {
     return detours_ == 0 && obs.size() == obs_bytes_ &&
            (discrete_action_is_legal<false>(action) || float32_box_action_is_acceptable<false>(action));

@@ -12,7 +12,9 @@ namespace rlzoo {
 // and epilogue were a tenth of a CartPole step); the error paths are out of line.
 template <bool kCheckObservation, class DoStep>
 inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of) {
-  if (detours_ != 0) [[unlikely]] {
+  // A detour, a buffer of the wrong size or an action the inline checks do not accept: the
+  // general step, out of line, which sees to the detours and raises each error.
+  if (!step_is_plain(action, obs)) [[unlikely]] {
     out = step_detoured<kCheckObservation>(action, obs);
     return;
   }
@@ -21,17 +23,19 @@ inline void Env::step_impl(ConstBytes action, Bytes obs, StepResult& out, DoStep
 
 template <bool kCheckObservation, bool kDetoured, class DoStep>
 inline void Env::step_body(ConstBytes action, Bytes obs, StepResult& out, DoStep do_step_of) {
-  if (kDetoured && has_detour(kNeedsReset)) throw_step_without_reset();
-  RLZOO_CHECK(obs.size() == obs_bytes_);
-  // The common cases inline, everything else (and every error message) in validate_action.
-  if (!discrete_action_is_legal<kDetoured>(action) && !float32_box_action_is_acceptable<kDetoured>(action))
-    validate_action(action);
-  // info_ is left alone unless the env wrote into it (its line of the env object then stays
-  // out of a vector env's loop). episode_done needs no clearing: only reset() follows the step
-  // that set it, and reset() clears it.
-  if (kDetoured && has_detour(kInfoWritten)) {
-    info_.num_scalars = 0;
-    set_detour(kInfoWritten, false);
+  if constexpr (kDetoured) {  // otherwise step_is_plain() has passed
+    if (has_detour(kNeedsReset)) throw_step_without_reset();
+    if (obs.size() != obs_bytes_) throw_wrong_observation_size(obs.size());
+    // The common cases inline, everything else (and every error message) in validate_action.
+    if (!discrete_action_is_legal<true>(action) && !float32_box_action_is_acceptable<true>(action))
+      validate_action(action);
+    // info_ is left alone unless the env wrote into it (its line of the env object then stays
+    // out of a vector env's loop). episode_done needs no clearing: only reset() follows the
+    // step that set it, and reset() clears it.
+    if (has_detour(kInfoWritten)) {
+      info_.num_scalars = 0;
+      set_detour(kInfoWritten, false);
+    }
   }
   StepResult d;
   try {
@@ -64,7 +68,7 @@ inline void Env::finish_step(const StepResult& d, ConstBytes obs, StepResult& ou
     checked_finite = false;  // the wrapped env's claim, not about what this wrapper wrote
   }
   const bool truncated = d.truncated | (static_cast<std::uint64_t>(elapsed) > steps_within_limit_);
-  if (terminated || truncated) [[unlikely]]
+  if (terminated | truncated) [[unlikely]]
     end_episode();
   out.reward = reward;
   out.terminated = terminated;
@@ -89,7 +93,7 @@ inline void Env::step_run_loop(StepRun& run, DoStep do_step_of, DoStepPair pair_
     terminated[i] = r.terminated;
     truncated[i] = r.truncated;
     all_checked &= r.checked_finite;
-    if (r.terminated || r.truncated) [[unlikely]]
+    if (r.done()) [[unlikely]]
       ended[num_ended++] = static_cast<std::uint32_t>(i);
   };
   std::size_t i = 0;  // the env being stepped, for run.failed

@@ -51,6 +51,19 @@ TEST(Env, DiscreteActionOutOfRangeNamesEnvActionSpace) {
   EXPECT_THAT(error_of([&] { env.step(std::span<const float>(wrong, 1), o); }), HasSubstr("has 4 bytes, the space needs 8"));
 }
 
+TEST(Env, AnObservationBufferOfTheWrongSizeIsRefusedAndTheEnvDoesNotStep) {
+  WalkEnv env;
+  float obs[2] = {0, 0};
+  Bytes o = writable_bytes_of(std::span<float>(obs, 1));
+  env.reset(0, o);
+  const std::string msg = error_of([&] { env.step(1, writable_bytes_of(std::span<float>(obs, 2))); });
+  EXPECT_THAT(msg, HasSubstr("env Walk-v0: step() was given an observation buffer of 8 bytes"));
+  EXPECT_THAT(msg, HasSubstr("needs 4"));
+  EXPECT_EQ(env.elapsed_steps(), 0);
+  env.step(1, o);  // the right buffer: the episode goes on
+  EXPECT_EQ(env.elapsed_steps(), 1);
+}
+
 TEST(Env, BoxActionsFiniteAlwaysBoundsOnlyWhenStrict) {
   EchoEnv env;
   float obs[2];
