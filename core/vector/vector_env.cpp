@@ -214,7 +214,7 @@ void VectorEnv::step_envs_next_step(OutputSet& o, std::int64_t begin, std::int64
         o.rewards[k] = r.reward;
         o.terminated[k] = r.terminated;
         o.truncated[k] = r.truncated;
-        if (r.terminated || r.truncated) {
+        if (r.done()) {
           std::memcpy(final_obs_.data() + k * ob, row.data(), ob);
           const Info& info = env.info();
           episode_returns_[k] = info.episode_return;
