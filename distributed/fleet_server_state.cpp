@@ -96,7 +96,7 @@ bool GrpcFleet::State::round_needs_more(std::uint64_t run_id) {
   const auto it = accepted_by_version.find(v);
   std::int64_t need = spec.round_size - static_cast<std::int64_t>(it == accepted_by_version.end() ? 0 : it->second);
   for (const auto& [id, r] : runs)
-    if (id != run_id && !r.ended && r.collecting) --need;
+    if (id != run_id && !r.ended && (r.collecting || r.held < v)) --need;
   return need > 0;
 }
 

@@ -54,6 +54,7 @@ struct GrpcFleet::State {
     FleetClock::time_point last_seen;
     bool ended = false;
     bool collecting = true;  // between a parameters reply and its next upload
+    std::uint64_t held = 0;  // the parameter version the actor holds (from its last parameters reply)
     // Uploads are retried after a lost reply: a sequence number at or below the highest
     // accepted one, or one being received right now, is that retry, not new data.
     std::optional<std::uint64_t> highest_accepted;
@@ -98,14 +99,26 @@ struct GrpcFleet::State {
     if (it != runs.end()) it->second.last_seen = FleetClock::now();
   }
   // On-policy: whether the round at the newest version still needs trajectories that no other
-  // live actor is collecting, so that a waiting actor should collect another one with the
-  // parameters it holds (an actor died or is slow) rather than wait for a version that the
-  // learner cannot make without it.
+  // live actor is collecting or will collect, so that a waiting actor should collect another one
+  // with the parameters it holds (an actor died or is slow) rather than wait for a version that
+  // the learner cannot make without it. An actor counts as collecting until its upload is
+  // queued (not merely received), and an actor that holds an older version counts too: it will
+  // collect one with the newest next, even before it has asked for it. Counting less made a
+  // fast actor collect a second trajectory while the other's was still on its way, and the
+  // learner then dropped one of the two as stale.
   bool round_needs_more(std::uint64_t run_id);
   void set_collecting(std::uint64_t run_id, bool collecting) {
     std::lock_guard lock(mutex);
     const auto it = runs.find(run_id);
     if (it != runs.end()) it->second.collecting = collecting;
+  }
+  // After a parameters reply: the run collects with `held` next.
+  void set_collecting_with(std::uint64_t run_id, std::uint64_t held) {
+    std::lock_guard lock(mutex);
+    const auto it = runs.find(run_id);
+    if (it == runs.end()) return;
+    it->second.collecting = true;
+    it->second.held = held;
   }
 
   // Ends the runs silent for longer than the heartbeat timeout.

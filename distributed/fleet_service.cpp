@@ -89,13 +89,13 @@ class FleetService final : public fleet::Fleet::Service {
         s_.parameters->wait_until(req->have_version() + 1, s_.stop,
                                   std::min(deadline, FleetClock::now() + std::chrono::milliseconds(50)));
     }
-    s_.set_collecting(req->run_id(), true);
     const auto reply = s_.parameters_reply();
     if (reply->version() > req->have_version()) {
       *out = *reply;
     } else {
       out->set_version(reply->version());
     }
+    s_.set_collecting_with(req->run_id(), std::max(req->have_version(), reply->version()));
     out->set_learner_timesteps(s_.learner_timesteps.load());
     out->set_finished(s_.tell_finished(req->run_id()));
     return grpc::Status::OK;
@@ -117,9 +117,9 @@ class FleetService final : public fleet::Fleet::Service {
       }
       auto& run = s_.runs.at(req->run_id());
       run.last_seen = FleetClock::now();
-      run.collecting = false;
       actor = run.actor;
       if (run.highest_accepted && req->sequence() <= *run.highest_accepted) {
+        run.collecting = false;
         ++s_.stats.duplicates;
         out->set_accepted(true);  // it was, the first time
         out->set_reason("duplicate: this trajectory was already accepted");
@@ -131,11 +131,14 @@ class FleetService final : public fleet::Fleet::Service {
         return grpc::Status::OK;
       }
     }
-    // Whatever happens below, this sequence is no longer being received afterwards.
+    // Whatever happens below, this sequence is no longer being received afterwards, and the
+    // run no longer collects. Not before: while the trajectory is checked and queued, another
+    // actor asking whether the round needs more must still count this one (round_needs_more).
     const auto done_receiving = [&](bool accepted) {
       std::lock_guard lock(s_.mutex);
       const auto it = s_.runs.find(req->run_id());
       if (it == s_.runs.end()) return;
+      it->second.collecting = false;
       it->second.receiving.erase(req->sequence());
       if (accepted && (!it->second.highest_accepted || *it->second.highest_accepted < req->sequence()))
         it->second.highest_accepted = req->sequence();

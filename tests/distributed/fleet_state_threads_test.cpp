@@ -197,6 +197,45 @@ TEST(FleetStateThreads, OnPolicyActorsUploadWhileTheLearnerTakesRounds) {
   EXPECT_EQ(json.at("used").get<std::uint64_t>(), s.used);
 }
 
+// On-policy, a waiting actor collects again only when no other live actor will deliver the
+// round's missing trajectory. An actor that uploaded for an older version and has not yet asked
+// for the newest still counts: it collects with the newest next. (Not counting it made a fast
+// actor collect a second trajectory, and the learner dropped one of the two as stale.)
+TEST(FleetStateThreads, AWaitingActorCollectsAgainOnlyWhenNoOtherActorWillDeliver) {
+  FleetServerOptions options;
+  options.finish_grace_ms = 0;  // no actor will be told that training ended: do not wait for them
+  InProcessFleet f(options, test::small_fleet_spec(/*on_policy=*/true, 2));
+  const std::uint64_t a = 0x201, b = 0x202;
+  ASSERT_TRUE(f.register_run(a, 0));
+  ASSERT_TRUE(f.register_run(b, 1));
+  EXPECT_TRUE(f.state->round_needs_more(a)) << "nothing accepted yet and b holds no parameters: b counts";
+  ASSERT_EQ(f.get_parameters(a, 0, 0).version(), 1u);
+  ASSERT_EQ(f.get_parameters(b, 0, 0).version(), 1u);
+  ASSERT_TRUE(f.upload(a, 1, test::fleet_upload(f.spec, 1, 1.0)).accepted());
+  EXPECT_FALSE(f.state->round_needs_more(a)) << "b is collecting with version 1";
+  ASSERT_TRUE(f.upload(b, 1, test::fleet_upload(f.spec, 1, 1.0)).accepted());
+  ASSERT_TRUE(f.source->next_round());
+  publish_version(f.params, 2);
+
+  // a takes version 2 and uploads; b has uploaded for version 1 and not yet asked again.
+  ASSERT_EQ(f.get_parameters(a, 1, 0).version(), 2u);
+  ASSERT_TRUE(f.upload(a, 2, test::fleet_upload(f.spec, 2, 2.0)).accepted());
+  EXPECT_FALSE(f.state->round_needs_more(a)) << "b holds version 1: it collects with version 2 next";
+  const auto again = f.get_parameters(a, 2, 30);  // waits its 30 ms for version 3
+  EXPECT_EQ(again.version(), 2u);
+  EXPECT_EQ(again.tensors_size(), 0);
+
+  // b ends (re-registered as another run): now the round needs a trajectory from a.
+  ASSERT_TRUE(f.register_run(0x203, 1));
+  EXPECT_FALSE(f.state->round_needs_more(a)) << "the new run holds nothing yet: it will deliver";
+  {
+    std::lock_guard lock(f.state->mutex);
+    f.state->end_run(0x203, "the test ends it");
+  }
+  EXPECT_TRUE(f.state->round_needs_more(a));
+  EXPECT_EQ(f.stats().stale, 0u);
+}
+
 TEST(FleetStateThreads, RunsEndingByReRegistrationOrSilenceNeverFeedTheLearner) {
   constexpr int kRounds = 40;
   FleetServerOptions options;
