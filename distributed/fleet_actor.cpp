@@ -5,9 +5,11 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -37,6 +39,18 @@ class FleetClient {
     args.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
     args.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
     if (!o.security.tls_server_name.empty()) args.SetSslTargetNameOverride(o.security.tls_server_name);
+    // call() retries with its own back-off. The channel's own, between connection attempts,
+    // starts at 1 s and grows to 2 minutes: an actor started before its learner listened kept
+    // failing for seconds after it did (4-8 s seen on loopback).
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    // The Rounds stream has no deadline: pings find a connection that died under it (a cut
+    // link) as a call's deadline would, after about twice the per-call deadline. The learner
+    // accepts them (fleet_server.cpp).
+    const int keepalive_ms = static_cast<int>(std::clamp<std::int64_t>(o.deadline_ms, 1000, 60'000));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, keepalive_ms);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     stub_ = fleet::Fleet::NewStub(grpc::CreateCustomChannel(o.connect, channel_credentials(o.security), args));
     run_id_ = (static_cast<std::uint64_t>(rng_()) << 32) ^ rng_();
     last_contact_ = Clock::now();
@@ -102,6 +116,8 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
       : o_(o), client_(client), spec_hash_(spec_hash), role_(role), stop_(stop), result_(result), actor_id_(o.actor_id) {}
 
   void register_actor() {
+    close_stream();
+    pending_.reset();  // made for the run that registers again: the learner would refuse it
     fleet::RegisterRequest req;
     req.set_protocol(kFleetProtocolVersion);
     req.set_actor_id(actor_id_);
@@ -136,10 +152,16 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
   std::size_t num_extras() const override { return policy_->num_extras(); }
   std::uint64_t begin_trajectory(std::uint64_t sequence, const StopSource& stop) override {
     if (must_register_) register_actor();
-    if (role_.on_policy && used_ == held_)
-      fetch_parameters(o_.on_policy_wait_ms);  // a new version, or after the wait the same one again
-    else if (learner_version_ > held_)
+    if (role_.on_policy && used_ == held_) {
+      // A new version, or after the wait the same one again; with the trajectory made last.
+      if (!round_trip(o_.on_policy_wait_ms)) {
+        send_pending_by_upload();
+        if (!must_register_) fetch_parameters(o_.on_policy_wait_ms);
+      }
+      if (must_register_ && !result_.learner_finished) register_actor();  // the upload's reply said so
+    } else if (learner_version_ > held_) {
       fetch_parameters(0);
+    }
     while (held_ == 0 && !stop_.stop_requested()) fetch_parameters(o_.on_policy_wait_ms);
     policy_->begin_trajectory(sequence, stop);
     return held_;
@@ -155,26 +177,39 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
   // TrajectorySink
   bool push(Trajectory t) override {
     if (must_register_) return !stop_.stop_requested();  // made for a learner that is gone: drop it
-    fleet::TrajectoryUpload msg;
+    pending_.emplace();
+    fleet::TrajectoryUpload& msg = *pending_->mutable_upload();
     encode_trajectory(t, msg);
     msg.set_run_id(client_.run_id());
     msg.set_learner_run(learner_run_);
     msg.set_actor_id(actor_id_);
-    fleet::UploadReply reply;
-    client_.call("a trajectory", [&](grpc::ClientContext& c) { return client_.stub().Upload(&c, msg, &reply); });
-    learner_version_ = reply.version();
     used_ = t.policy_version;
-    if (reply.finished()) return finish();
-    if (reply.accepted()) {
-      ++result_.trajectories;
-    } else {
-      ++result_.refused;
-      spdlog::info("actor {}: trajectory {} not taken: {}", actor_id_, t.sequence, reply.reason());
-      if (reply.learner_run() != learner_run_ || reply.reason().find("register again") != std::string::npos)
-        must_register_ = true;
-    }
+    // On-policy over the stream, the trajectory goes with the next request for parameters
+    // (begin_trajectory), unless this is the last one.
+    const bool last = stop_.stop_requested() ||
+                      (o_.max_trajectories >= 0 && result_.trajectories + 1 >= o_.max_trajectories);
+    if (!role_.on_policy || stream_unsupported_ || last) send_pending_by_upload();
+    if (result_.learner_finished) return false;
     if (o_.max_trajectories >= 0 && result_.trajectories >= o_.max_trajectories) return false;
     return !stop_.stop_requested();
+  }
+
+  // After the actor loop: sends the trajectory still held, if the learner still wants it, and
+  // closes the stream.
+  void flush() {
+    if (!result_.learner_finished && !must_register_) send_pending_by_upload();
+    close_stream();
+  }
+
+  // Sends a trajectory still held (the last one, or when the stream failed).
+  void send_pending_by_upload() {
+    if (!pending_) return;
+    fleet::TrajectoryUpload& msg = *pending_->mutable_upload();
+    fleet::UploadReply reply;
+    client_.call("a trajectory", [&](grpc::ClientContext& c) { return client_.stub().Upload(&c, msg, &reply); });
+    const std::uint64_t sequence = msg.sequence();
+    pending_.reset();
+    take_upload_reply(reply, sequence);
   }
 
   bool finish() {
@@ -185,14 +220,24 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
 
  private:
   void fetch_parameters(std::int64_t wait_ms) {
+    const fleet::ParametersRequest req = parameters_request(wait_ms);
+    fleet::ParametersReply reply;
+    client_.call("parameters", [&](grpc::ClientContext& c) { return client_.stub().GetParameters(&c, req, &reply); },
+                 wait_ms);
+    take_parameters(reply);
+  }
+
+  // Parameters newer than those held, waiting up to wait_ms for them.
+  fleet::ParametersRequest parameters_request(std::int64_t wait_ms) const {
     fleet::ParametersRequest req;
     req.set_run_id(client_.run_id());
     req.set_learner_run(learner_run_);
     req.set_have_version(held_);
     req.set_wait_ms(wait_ms);
-    fleet::ParametersReply reply;
-    client_.call("parameters", [&](grpc::ClientContext& c) { return client_.stub().GetParameters(&c, req, &reply); },
-                 wait_ms);
+    return req;
+  }
+
+  void take_parameters(const fleet::ParametersReply& reply) {
     if (reply.finished()) {
       finish();
       return;
@@ -209,6 +254,60 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
     }
   }
 
+  void take_upload_reply(const fleet::UploadReply& reply, std::uint64_t sequence) {
+    learner_version_ = reply.version();
+    if (reply.finished()) {
+      finish();
+      return;
+    }
+    if (reply.accepted()) {
+      ++result_.trajectories;
+    } else {
+      ++result_.refused;
+      spdlog::info("actor {}: trajectory {} not taken: {}", actor_id_, sequence, reply.reason());
+      if (reply.learner_run() != learner_run_ || reply.reason().find("register again") != std::string::npos)
+        must_register_ = true;
+    }
+  }
+
+  // On-policy: the held trajectory (if any) and the request for parameters newer than those
+  // held, as one message on the Rounds stream, and its reply. False when the stream is not
+  // there (a learner without it) or broke: the caller then uses Upload and GetParameters,
+  // which retry, and the next round opens the stream again.
+  bool round_trip(std::int64_t wait_ms) {
+    if (stream_unsupported_ || result_.learner_finished) return false;
+    if (!stream_) {
+      stream_context_ = std::make_unique<grpc::ClientContext>();
+      add_token(*stream_context_, o_.security.token);
+      stream_ = client_.stub().Rounds(stream_context_.get());
+    }
+    fleet::RoundsRequest req;
+    if (pending_) req.Swap(&*pending_);
+    *req.mutable_parameters() = parameters_request(wait_ms);
+    fleet::RoundsReply reply;
+    if (!stream_->Write(req) || !stream_->Read(&reply)) {
+      if (req.has_upload()) pending_.emplace().Swap(&req);  // sent again by Upload: a duplicate is used once
+      close_stream();
+      return false;
+    }
+    if (req.has_upload()) take_upload_reply(reply.upload(), req.upload().sequence());
+    if (!result_.learner_finished && !must_register_) take_parameters(reply.parameters());
+    if (result_.learner_finished || must_register_) close_stream();
+    return true;
+  }
+
+  void close_stream() {
+    if (!stream_) return;
+    stream_context_->TryCancel();
+    const grpc::Status st = stream_->Finish();
+    if (st.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+      stream_unsupported_ = true;
+      spdlog::info("actor {}: the learner has no Rounds stream; using GetParameters and Upload", actor_id_);
+    }
+    stream_.reset();
+    stream_context_.reset();
+  }
+
   const FleetActorOptions& o_;
   FleetClient& client_;
   std::string spec_hash_;
@@ -217,6 +316,10 @@ class ActorSession : public ActorPolicy, public TrajectorySink {
   FleetActorResult& result_;
   std::unique_ptr<ActorPolicy> policy_;
   ModuleParameterStore store_;
+  std::optional<fleet::RoundsRequest> pending_;  // a trajectory not yet sent, in its upload
+  std::unique_ptr<grpc::ClientContext> stream_context_;
+  std::unique_ptr<grpc::ClientReaderWriter<fleet::RoundsRequest, fleet::RoundsReply>> stream_;
+  bool stream_unsupported_ = false;
   // learner_run_, heartbeat_ms_ and must_register_ are shared with the heartbeat thread.
   std::atomic<std::uint64_t> learner_run_{0};
   std::uint64_t held_ = 0, learner_version_ = 0, reset_seed_ = 0;
@@ -297,6 +400,7 @@ FleetActorResult run_fleet_actor(const FleetActorOptions& options) {
     loop.steps_per_trajectory = role->shape.num_steps;
     loop.reset_seed = session.reset_seed();
     run_actor_loop(*envs, session, session, loop, stop);
+    session.flush();
   } catch (const GaveUp&) {
     if (signal_stop_requested())
       result.interrupted = true;

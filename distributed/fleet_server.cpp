@@ -156,6 +156,10 @@ std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const M
   // another, so with the defaults threads were created and torn down every round (428 thread
   // starts in a 390-round run of 2 actors), on the round's critical path.
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 2 * spec.round_size + 2);
+  // Actors ping their Rounds stream every second or more (fleet_actor.cpp), also while the
+  // learner sends nothing (a long update, a checkpoint): accept those pings.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || s->port == 0)
     throw UserError(fmt::format("--listen {}: cannot listen there (address in use or not this machine's)",

@@ -33,6 +33,7 @@ struct FleetStats {
   std::uint64_t stale = 0;             // on-policy: made with older parameters, dropped
   std::uint64_t discarded_ended = 0;   // queued trajectories of runs that ended, dropped
   std::uint64_t duplicates = 0;        // retried uploads of a trajectory already accepted, ignored
+  std::uint64_t streams = 0;           // Rounds streams opened (on-policy actors: one per registration)
   std::uint64_t unauthenticated = 0;   // calls without the right token
   std::uint64_t no_actor_warnings = 0;  // times the learner warned that it waits with no actor connected
   std::map<std::string, std::uint64_t> rejected;  // by reason kind

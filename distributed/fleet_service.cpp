@@ -191,6 +191,31 @@ class FleetService final : public fleet::Fleet::Service {
     return grpc::Status::OK;
   }
 
+  // One round per message pair: the upload (if any) as Upload takes it, then the parameters as
+  // GetParameters gives them. The stream ends when the actor closes it, the connection breaks,
+  // or a reply says that training has finished.
+  grpc::Status Rounds(grpc::ServerContext* ctx,
+                      grpc::ServerReaderWriter<fleet::RoundsReply, fleet::RoundsRequest>* stream) override {
+    if (auto st = authenticate(*ctx); !st.ok()) return st;
+    {
+      std::lock_guard lock(s_.mutex);
+      ++s_.stats.streams;
+    }
+    fleet::RoundsRequest req;
+    fleet::RoundsReply reply;
+    while (stream->Read(&req)) {
+      reply.Clear();
+      if (req.has_upload()) {
+        const grpc::Status st = Upload(ctx, &req.upload(), reply.mutable_upload());
+        if (!st.ok()) return st;
+      }
+      const grpc::Status st = GetParameters(ctx, &req.parameters(), reply.mutable_parameters());
+      if (!st.ok()) return st;
+      if (!stream->Write(reply) || reply.parameters().finished()) break;
+    }
+    return grpc::Status::OK;
+  }
+
   grpc::Status Heartbeat(grpc::ServerContext* ctx, const fleet::HeartbeatRequest* req,
                          fleet::HeartbeatReply* out) override {
     if (auto st = authenticate(*ctx); !st.ok()) return st;

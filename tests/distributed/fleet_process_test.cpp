@@ -94,6 +94,8 @@ double train_a_fleet() {
   EXPECT_EQ(s["rejected"].size(), 0u) << s.dump();
   EXPECT_EQ(s["runs"].size(), 2u) << s.dump();
   for (const auto& [id, run] : s["runs"].items()) EXPECT_GT(run["used"].get<int>(), 20) << s.dump();
+  // PPO's actors take their rounds over the Rounds stream, one each, not over the two calls.
+  EXPECT_EQ(s["streams"].get<int>(), 2) << s.dump();
   return eval_mean(f.run / "final");
 }
 
