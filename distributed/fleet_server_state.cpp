@@ -72,7 +72,8 @@ void GrpcFleet::State::write_stats() const {
     j = {{"registrations", s.registrations}, {"accepted", s.accepted},   {"used", s.used},
          {"bytes_accepted", s.bytes_accepted},
          {"stale", s.stale},                 {"discarded_ended", s.discarded_ended},
-         {"duplicates", s.duplicates},      {"streams", s.streams},      {"no_actor_warnings", s.no_actor_warnings},
+         {"duplicates", s.duplicates},      {"no_actor_warnings", s.no_actor_warnings},
+         {"streams", s.streams},
          {"unauthenticated", s.unauthenticated}, {"rejected", s.rejected}, {"used_after_end", s.used_after_end}};
     nlohmann::json runs_json = nlohmann::json::object();
     for (const auto& [id, r] : runs)
