@@ -7,6 +7,7 @@
 #include "core/checkpoint/durable_io.h"
 #include "core/common/error.h"
 #include "distributed/fleet_auth.h"
+#include "distributed/fleet_rounds.h"
 #include "distributed/fleet_server_state.h"
 #include "distributed/fleet_service.h"
 
@@ -19,8 +20,10 @@ namespace {
 class FleetSource : public TrajectorySource {
  public:
   FleetSource(std::shared_ptr<GrpcFleet::State> state, std::unique_ptr<grpc::Server> server,
-              std::unique_ptr<grpc::Service> service)
-      : s_(std::move(state)), service_(std::move(service)), server_(std::move(server)) {}
+              std::unique_ptr<FleetServiceBase> service, std::unique_ptr<grpc::ServerCompletionQueue> rounds_cq)
+      : s_(std::move(state)), service_(std::move(service)), server_(std::move(server)) {
+    if (rounds_cq) rounds_ = std::make_unique<FleetRounds>(*s_, *service_, std::move(rounds_cq));
+  }
 
   ~FleetSource() override {
     // Tell actors the run is over (their next call sees `finished`), then stop serving.
@@ -28,8 +31,17 @@ class FleetSource : public TrajectorySource {
     s_->stop.request_stop();
     s_->parameters->wake();
     s_->queue->close();
-    s_->wait_until_told(std::chrono::milliseconds(s_->options.finish_grace_ms));
+    const auto grace = std::chrono::milliseconds(s_->options.finish_grace_ms);
+    if (rounds_) {  // this thread answers the streams: keep answering while actors are told
+      const auto until = FleetClock::now() + grace;
+      while (!s_->all_told() && FleetClock::now() < until)
+        rounds_->poll(std::min(until, FleetClock::now() + std::chrono::milliseconds(20)), [](FleetQueued&&) {});
+      rounds_->end_streams(std::chrono::seconds(1));
+    } else {
+      s_->wait_until_told(grace);
+    }
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    if (rounds_) rounds_->close();
     s_->write_stats();
   }
 
@@ -38,9 +50,10 @@ class FleetSource : public TrajectorySource {
     while (!s_->stop.stop_requested() && !signal_stop_requested()) {
       s_->expire_silent_runs();
       warn_while_no_actor(quiet_since);
-      auto item = s_->queue->pop_for(std::chrono::milliseconds(20));
-      if (!item) continue;
-      pending_.push_back(std::move(*item));
+      // Several may arrive at once (take_arrivals drains what is there): a round takes the
+      // oldest round_size of them, the rest wait for the next one.
+      const auto round_size = static_cast<std::size_t>(s_->spec.round_size);
+      if (pending_.size() < round_size && !take_arrivals()) continue;
       std::vector<Trajectory> parts;
       {
         // Pruning and taking the round under one lock: a run that ends in between would
@@ -48,15 +61,16 @@ class FleetSource : public TrajectorySource {
         const std::uint64_t newest = s_->parameters->version();
         std::lock_guard lock(s_->mutex);
         prune(newest);
-        if (static_cast<int>(pending_.size()) < s_->spec.round_size) continue;
-        for (auto& q : pending_) {
+        if (pending_.size() < round_size) continue;
+        for (std::size_t i = 0; i < round_size; ++i) {
+          FleetQueued& q = pending_[i];
           ++s_->stats.used;
           ++s_->stats.used_by_run[q.run];
           if (!s_->live(q.run)) ++s_->stats.used_after_end;  // a guard: pruned just above, so 0
           parts.push_back(std::move(q.trajectory));
         }
       }
-      pending_.clear();
+      pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(round_size));
       // At most twice a second from here: the file is written with an fsync, and rounds can
       // come hundreds of times a second. Events (registrations, refusals, the end) write at once.
       if (FleetClock::now() - last_stats_write_ > std::chrono::milliseconds(500)) {
@@ -69,6 +83,26 @@ class FleetSource : public TrajectorySource {
   }
 
  private:
+  // Waits up to 20 ms for trajectories: from the Rounds streams (this thread serves them) and
+  // the queue (the unary Upload). False when none came.
+  bool take_arrivals() {
+    const auto window = std::chrono::milliseconds(20);
+    if (!rounds_) {
+      auto item = s_->queue->pop_for(window);
+      if (item) pending_.push_back(std::move(*item));
+      return item.has_value();
+    }
+    const std::size_t before = pending_.size();
+    const auto from_queue = [&] {
+      while (auto item = s_->queue->try_pop()) pending_.push_back(std::move(*item));
+    };
+    from_queue();
+    if (pending_.size() == before)
+      rounds_->poll(FleetClock::now() + window, [&](FleetQueued&& q) { pending_.push_back(std::move(q)); });
+    from_queue();
+    return pending_.size() > before;
+  }
+
   // The learner can only wait for actors to (re)connect; say so, every no_actor_warning_ms, so
   // that a fleet that died or never started is noticed.
   void warn_while_no_actor(FleetClock::time_point& quiet_since) {
@@ -107,8 +141,9 @@ class FleetSource : public TrajectorySource {
   }
 
   std::shared_ptr<GrpcFleet::State> s_;
-  std::unique_ptr<grpc::Service> service_;  // outlives the server
+  std::unique_ptr<FleetServiceBase> service_;  // outlives the server
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<FleetRounds> rounds_;  // null without a server (tests)
   std::vector<FleetQueued> pending_;
   FleetClock::time_point last_stats_write_;
 };
@@ -130,8 +165,9 @@ std::shared_ptr<GrpcFleet::State> make_fleet_state(const FleetServerOptions& opt
 
 std::unique_ptr<TrajectorySource> make_fleet_source(std::shared_ptr<GrpcFleet::State> state,
                                                     std::unique_ptr<grpc::Server> server,
-                                                    std::unique_ptr<grpc::Service> service) {
-  return std::make_unique<FleetSource>(std::move(state), std::move(server), std::move(service));
+                                                    std::unique_ptr<FleetServiceBase> service,
+                                                    std::unique_ptr<grpc::ServerCompletionQueue> rounds_cq) {
+  return std::make_unique<FleetSource>(std::move(state), std::move(server), std::move(service), std::move(rounds_cq));
 }
 
 GrpcFleet::GrpcFleet(FleetServerOptions options) : options_(std::move(options)) {
@@ -150,6 +186,7 @@ std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const M
   builder.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes + (1 << 20)));
   builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.RegisterService(service.get());
+  std::unique_ptr<grpc::ServerCompletionQueue> rounds_cq = builder.AddCompletionQueue();
   // gRPC's sync server lets a thread that finishes a call exit when more than MAX_POLLERS
   // threads (default 2) wait for work, and starts one when fewer than MIN_POLLERS do. Each
   // actor holds a thread in its long-poll for parameters while its upload or heartbeat takes
@@ -170,7 +207,7 @@ std::unique_ptr<TrajectorySource> GrpcFleet::open(const FleetSpec& spec, const M
   if (!options_.port_file.empty()) durable::replace_file(options_.port_file, fmt::format("{}\n", s->port));
   state_ = s;
   s->write_stats();
-  return make_fleet_source(std::move(s), std::move(server), std::move(service));
+  return make_fleet_source(std::move(s), std::move(server), std::move(service), std::move(rounds_cq));
 }
 
 void GrpcFleet::set_learner_timesteps(std::int64_t steps) {

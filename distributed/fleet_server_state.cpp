@@ -58,9 +58,25 @@ std::shared_ptr<const fleet::ParametersReply> GrpcFleet::State::parameters_reply
     reply->set_version(snapshot.version);
     if (snapshot.value) encode_parameters(*snapshot.value, *reply);
     cached = std::move(reply);
+    cached_wire.reset();
     cached_version = snapshot.version;
   }
   return cached;
+}
+
+GrpcFleet::State::EncodedParameters GrpcFleet::State::parameters_wire() {
+  for (;;) {
+    auto reply = parameters_reply();
+    std::lock_guard lock(mutex);
+    if (reply != cached) continue;  // a newer version came in between
+    if (!cached_wire) {
+      // A RoundsReply with only this field set: its tag, its length, the ParametersReply's bytes.
+      fleet::RoundsReply framed;
+      *framed.mutable_parameters() = *reply;
+      cached_wire = std::make_shared<const std::string>(framed.SerializeAsString());
+    }
+    return {std::move(reply), cached_wire};
+  }
 }
 
 void GrpcFleet::State::write_stats() const {
@@ -101,13 +117,23 @@ bool GrpcFleet::State::round_needs_more(std::uint64_t run_id) {
   return need > 0;
 }
 
+namespace {
+bool every_live_run_told(const std::map<std::uint64_t, GrpcFleet::State::Run>& runs,
+                         const std::set<std::uint64_t>& told) {
+  for (const auto& [id, r] : runs)
+    if (!r.ended && !told.count(id)) return false;
+  return true;
+}
+}  // namespace
+
 void GrpcFleet::State::wait_until_told(std::chrono::milliseconds grace) {
   std::unique_lock lock(mutex);
-  told_cv.wait_for(lock, grace, [&] {
-    for (const auto& [id, r] : runs)
-      if (!r.ended && !told_finished.count(id)) return false;
-    return true;
-  });
+  told_cv.wait_for(lock, grace, [&] { return every_live_run_told(runs, told_finished); });
+}
+
+bool GrpcFleet::State::all_told() const {
+  std::lock_guard lock(mutex);
+  return every_live_run_told(runs, told_finished);
 }
 
 }  // namespace rlzoo

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,12 +18,7 @@
 #include "core/runtime/bounded_queue.h"
 #include "core/runtime/stop.h"
 #include "distributed/fleet_server.h"
-#include "distributed/proto/fleet.pb.h"
-
-namespace grpc {
-class Server;
-class Service;
-}  // namespace grpc
+#include "distributed/proto/fleet.grpc.pb.h"
 
 namespace rlzoo {
 
@@ -65,6 +61,7 @@ struct GrpcFleet::State {
   FleetStats stats;
   std::uint64_t cached_version = 0;
   std::shared_ptr<const fleet::ParametersReply> cached;
+  std::shared_ptr<const std::string> cached_wire;  // `cached` encoded as a RoundsReply's field 2
   std::map<std::uint64_t, std::uint64_t> accepted_by_version;
   std::set<std::uint64_t> told_finished;  // runs that got a reply saying the learner finished
   std::condition_variable told_cv;
@@ -83,6 +80,16 @@ struct GrpcFleet::State {
   // After training: waits (up to `grace`) until every live run was told that it is over, so
   // that actors stop instead of retrying a learner that is gone.
   void wait_until_told(std::chrono::milliseconds grace);
+  bool all_told() const;  // takes `mutex`
+
+  // Called when the unary Upload queued a trajectory: wakes the learner's thread where it waits
+  // on the Rounds streams rather than on the queue (fleet_rounds.h).
+  void queued() {
+    std::lock_guard lock(wake_mutex);
+    if (wake_learner) wake_learner();
+  }
+  std::mutex wake_mutex;
+  std::function<void()> wake_learner;  // set and cleared under wake_mutex
 
   // Marks a run ended (its queued trajectories will be discarded) and logs why. Under `mutex`.
   void end_run(std::uint64_t run_id, const std::string& why);
@@ -123,22 +130,35 @@ struct GrpcFleet::State {
 
   // Ends the runs silent for longer than the heartbeat timeout.
   void expire_silent_runs();
-  // The newest parameters as a reply, encoded once per version.
+  // The newest parameters as a reply, encoded once per version; and the same serialized as
+  // field 2 (`parameters`) of a RoundsReply, the bytes every Rounds stream sends.
   std::shared_ptr<const fleet::ParametersReply> parameters_reply();
+  struct EncodedParameters {
+    std::shared_ptr<const fleet::ParametersReply> reply;
+    std::shared_ptr<const std::string> wire;
+  };
+  EncodedParameters parameters_wire();
   // Writes the stats as JSON to options.stats_file (if set), atomically.
   void write_stats() const;
 };
+
+// The service with Rounds left to a completion queue, as raw bytes: a reply's parameters are
+// encoded once per version and sent to every actor without a copy (fleet_rounds.h).
+using FleetServiceBase = fleet::Fleet::WithRawMethod_Rounds<fleet::Fleet::Service>;
 
 // A fleet's state before it serves: the queue sized from `options` (or two rounds).
 std::shared_ptr<GrpcFleet::State> make_fleet_state(const FleetServerOptions& options, const FleetSpec& spec,
                                                    const ModuleParameterStore& parameters,
                                                    std::int64_t learner_timesteps);
 
-// The learner's side of a fleet: rounds of trajectories from `state`'s queue. Destroying it
-// tells the actors that training is over, then shuts `server` down (the gRPC server that calls
-// `service`; null when a test calls the service's handlers itself, from plain threads).
+// The learner's side of a fleet: rounds of trajectories from `state`'s queue and, with
+// `rounds_cq` (the server's completion queue for Rounds), from the Rounds streams, which the
+// learner's thread serves while it waits (fleet_rounds.h). Destroying it tells the actors that
+// training is over, then shuts `server` down (the gRPC server that calls `service`; null when a
+// test calls the service's handlers itself, from plain threads).
 std::unique_ptr<TrajectorySource> make_fleet_source(std::shared_ptr<GrpcFleet::State> state,
                                                     std::unique_ptr<grpc::Server> server,
-                                                    std::unique_ptr<grpc::Service> service);
+                                                    std::unique_ptr<FleetServiceBase> service,
+                                                    std::unique_ptr<grpc::ServerCompletionQueue> rounds_cq = nullptr);
 
 }  // namespace rlzoo

@@ -12,12 +12,12 @@ namespace rlzoo {
 
 namespace {
 
-class FleetService final : public fleet::Fleet::Service {
+class FleetService final : public FleetServiceBase {
  public:
   explicit FleetService(GrpcFleet::State& s) : s_(s) {}
 
   grpc::Status GetConfig(grpc::ServerContext* ctx, const fleet::ConfigRequest* req, fleet::ConfigReply* out) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
+    if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
     if (req->protocol() != kFleetProtocolVersion) return protocol_mismatch(req->protocol(), 0);
     out->set_protocol(kFleetProtocolVersion);
     out->set_learner_run(s_.learner_run);
@@ -28,7 +28,7 @@ class FleetService final : public fleet::Fleet::Service {
 
   grpc::Status Register(grpc::ServerContext* ctx, const fleet::RegisterRequest* req,
                         fleet::RegisterReply* out) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
+    if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
     if (req->protocol() != kFleetProtocolVersion) return protocol_mismatch(req->protocol(), req->run_id());
     if (req->spec_hash() != s_.spec.spec_hash) {
       const std::string why = fmt::format(
@@ -74,7 +74,7 @@ class FleetService final : public fleet::Fleet::Service {
 
   grpc::Status GetParameters(grpc::ServerContext* ctx, const fleet::ParametersRequest* req,
                              fleet::ParametersReply* out) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
+    if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
     out->set_learner_run(s_.learner_run);
     out->set_finished(s_.tell_finished(req->run_id()));
     if (req->learner_run() != s_.learner_run || out->finished()) return grpc::Status::OK;
@@ -84,8 +84,8 @@ class FleetService final : public fleet::Fleet::Service {
       // Wait for a newer version, but not for one that cannot come without this actor.
       s_.set_collecting(req->run_id(), false);
       const auto deadline = FleetClock::now() + std::chrono::milliseconds(wait);
-      while (s_.parameters->version() <= req->have_version() && FleetClock::now() < deadline && !s_.stop.stop_requested() &&
-             !ctx->IsCancelled() && !s_.round_needs_more(req->run_id()))
+      while (FleetClock::now() < deadline && !s_.stop.stop_requested() && !ctx->IsCancelled() &&
+             !parameters_ready(s_, *req))
         s_.parameters->wait_until(req->have_version() + 1, s_.stop,
                                   std::min(deadline, FleetClock::now() + std::chrono::milliseconds(50)));
     }
@@ -102,123 +102,23 @@ class FleetService final : public fleet::Fleet::Service {
   }
 
   grpc::Status Upload(grpc::ServerContext* ctx, const fleet::TrajectoryUpload* req, fleet::UploadReply* out) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
-    out->set_learner_run(s_.learner_run);
-    out->set_version(s_.parameters->version());
-    out->set_finished(s_.tell_finished(req->run_id()));
-    if (out->finished()) return refuse(out, "the learner has finished");
-    if (req->learner_run() != s_.learner_run) return refuse(out, "the learner restarted: register again");
-    int actor = 0;
-    {
-      std::lock_guard lock(s_.mutex);
-      if (!s_.live(req->run_id())) {
-        out->set_reason("unknown or ended run: register again");
-        return grpc::Status::OK;
-      }
-      auto& run = s_.runs.at(req->run_id());
-      run.last_seen = FleetClock::now();
-      actor = run.actor;
-      if (run.highest_accepted && req->sequence() <= *run.highest_accepted) {
-        run.collecting = false;
-        ++s_.stats.duplicates;
-        out->set_accepted(true);  // it was, the first time
-        out->set_reason("duplicate: this trajectory was already accepted");
-        return grpc::Status::OK;
-      }
-      if (!run.receiving.insert(req->sequence()).second) {
-        ++s_.stats.duplicates;
-        out->set_reason("duplicate: this trajectory is being received");
-        return grpc::Status::OK;
-      }
-    }
-    // Whatever happens below, this sequence is no longer being received afterwards, and the
-    // run no longer collects. Not before: while the trajectory is checked and queued, another
-    // actor asking whether the round needs more must still count this one (round_needs_more).
-    const auto done_receiving = [&](bool accepted) {
-      std::lock_guard lock(s_.mutex);
-      const auto it = s_.runs.find(req->run_id());
-      if (it == s_.runs.end()) return;
-      it->second.collecting = false;
-      it->second.receiving.erase(req->sequence());
-      if (accepted && (!it->second.highest_accepted || *it->second.highest_accepted < req->sequence()))
-        it->second.highest_accepted = req->sequence();
-    };
-    struct Finish {
-      const decltype(done_receiving)& f;
-      bool accepted = false;
-      ~Finish() { f(accepted); }
-    } finish{done_receiving};
-    FleetQueued q;
-    if (req->ByteSizeLong() > static_cast<std::size_t>(s_.options.max_message_bytes)) {
-      const std::string why = fmt::format("a trajectory of {} bytes is over the limit of {} (actor {}; the learner's "
-                                          "--max-message-mb raises it)",
-                                          req->ByteSizeLong(), s_.options.max_message_bytes, actor);
-      s_.reject("oversized", why, req->run_id());
-      return refuse(out, why);
-    }
-    if (auto error = decode_trajectory(*req, s_.spec.shape, s_.spec.observation_space, q.trajectory)) {
-      s_.reject(error->kind, fmt::format("{} (actor {})", error->detail, actor), req->run_id());
-      return refuse(out, error->detail);
-    }
-    if (s_.spec.on_policy && q.trajectory.policy_version < s_.parameters->version()) {
-      std::lock_guard lock(s_.mutex);
-      ++s_.stats.stale;
-      out->set_reason("stale: made with older parameters than the learner's newest");
-      return grpc::Status::OK;
-    }
-    const std::uint64_t version = q.trajectory.policy_version;
-    q.trajectory.actor = actor;
-    q.trajectory.env_offset = static_cast<std::int64_t>(actor) * s_.spec.shape.num_envs;
-    q.run = req->run_id();
+    if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
     // Back-pressure: wait for room while the call's deadline and the fleet allow.
-    while (!s_.queue->push_for(q, std::chrono::milliseconds(100))) {
-      if (s_.queue->closed() || s_.stop.stop_requested()) {
-        out->set_finished(s_.tell_finished(req->run_id()));
-        return refuse(out, "the learner has finished");
+    receive_upload(s_, *req, out, [&](FleetQueued& q) -> std::string {
+      while (!s_.queue->push_for(q, std::chrono::milliseconds(100))) {
+        if (s_.queue->closed() || s_.stop.stop_requested()) return "the learner has finished";
+        if (ctx->IsCancelled() || std::chrono::system_clock::now() + std::chrono::milliseconds(100) > ctx->deadline())
+          return "busy: the learner's queue stayed full";
       }
-      if (ctx->IsCancelled() || std::chrono::system_clock::now() + std::chrono::milliseconds(100) > ctx->deadline())
-        return refuse(out, "busy: the learner's queue stayed full");
-    }
-    {
-      std::lock_guard lock(s_.mutex);
-      ++s_.stats.accepted;
-      s_.stats.bytes_accepted += req->ByteSizeLong();
-      ++s_.accepted_by_version[version];
-      s_.accepted_by_version.erase(s_.accepted_by_version.begin(), s_.accepted_by_version.lower_bound(version));
-    }
-    finish.accepted = true;
-    out->set_accepted(true);
-    return grpc::Status::OK;
-  }
-
-  // One round per message pair: the upload (if any) as Upload takes it, then the parameters as
-  // GetParameters gives them. The stream ends when the actor closes it, the connection breaks,
-  // or a reply says that training has finished.
-  grpc::Status Rounds(grpc::ServerContext* ctx,
-                      grpc::ServerReaderWriter<fleet::RoundsReply, fleet::RoundsRequest>* stream) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
-    {
-      std::lock_guard lock(s_.mutex);
-      ++s_.stats.streams;
-    }
-    fleet::RoundsRequest req;
-    fleet::RoundsReply reply;
-    while (stream->Read(&req)) {
-      reply.Clear();
-      if (req.has_upload()) {
-        const grpc::Status st = Upload(ctx, &req.upload(), reply.mutable_upload());
-        if (!st.ok()) return st;
-      }
-      const grpc::Status st = GetParameters(ctx, &req.parameters(), reply.mutable_parameters());
-      if (!st.ok()) return st;
-      if (!stream->Write(reply) || reply.parameters().finished()) break;
-    }
+      s_.queued();
+      return "";
+    });
     return grpc::Status::OK;
   }
 
   grpc::Status Heartbeat(grpc::ServerContext* ctx, const fleet::HeartbeatRequest* req,
                          fleet::HeartbeatReply* out) override {
-    if (auto st = authenticate(*ctx); !st.ok()) return st;
+    if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
     out->set_learner_run(s_.learner_run);
     out->set_version(s_.parameters->version());
     out->set_finished(s_.tell_finished(req->run_id()));
@@ -230,36 +130,125 @@ class FleetService final : public fleet::Fleet::Service {
   }
 
  private:
-  grpc::Status authenticate(const grpc::ServerContext& ctx) {
-    grpc::Status st = check_token(ctx, s_.options.security.token);
-    if (!st.ok()) {
-      {
-        std::lock_guard lock(s_.mutex);
-        ++s_.stats.unauthenticated;
-      }
-      spdlog::warn("fleet: refused a call from {}: {}", ctx.peer(), st.error_message());
-      s_.write_stats();
-    }
-    return st;
-  }
   grpc::Status protocol_mismatch(std::uint32_t theirs, std::uint64_t run) {
     const std::string why =
         fmt::format("protocol version {}; this learner speaks version {}", theirs, kFleetProtocolVersion);
     s_.reject("protocol", why, run);
     return {grpc::StatusCode::FAILED_PRECONDITION, why};
   }
-  static grpc::Status refuse(fleet::UploadReply* out, const std::string& why) {
-    out->set_accepted(false);
-    out->set_reason(why);
-    return grpc::Status::OK;
-  }
-
   GrpcFleet::State& s_;
 };
 
+void refuse(fleet::UploadReply* out, const std::string& why) {
+  out->set_accepted(false);
+  out->set_reason(why);
+}
+
 }  // namespace
 
-std::unique_ptr<fleet::Fleet::Service> make_fleet_service(GrpcFleet::State& state) {
+grpc::Status authenticate(GrpcFleet::State& s, const grpc::ServerContext& ctx) {
+  grpc::Status st = check_token(ctx, s.options.security.token);
+  if (!st.ok()) {
+    {
+      std::lock_guard lock(s.mutex);
+      ++s.stats.unauthenticated;
+    }
+    spdlog::warn("fleet: refused a call from {}: {}", ctx.peer(), st.error_message());
+    s.write_stats();
+  }
+  return st;
+}
+
+void receive_upload(GrpcFleet::State& s_, const fleet::TrajectoryUpload& req, fleet::UploadReply* out,
+                    const DeliverUpload& deliver) {
+  out->set_learner_run(s_.learner_run);
+  out->set_version(s_.parameters->version());
+  out->set_finished(s_.tell_finished(req.run_id()));
+  if (out->finished()) return refuse(out, "the learner has finished");
+  if (req.learner_run() != s_.learner_run) return refuse(out, "the learner restarted: register again");
+  int actor = 0;
+  {
+    std::lock_guard lock(s_.mutex);
+    if (!s_.live(req.run_id())) {
+      out->set_reason("unknown or ended run: register again");
+      return;
+    }
+    auto& run = s_.runs.at(req.run_id());
+    run.last_seen = FleetClock::now();
+    actor = run.actor;
+    if (run.highest_accepted && req.sequence() <= *run.highest_accepted) {
+      run.collecting = false;
+      ++s_.stats.duplicates;
+      out->set_accepted(true);  // it was, the first time
+      out->set_reason("duplicate: this trajectory was already accepted");
+      return;
+    }
+    if (!run.receiving.insert(req.sequence()).second) {
+      ++s_.stats.duplicates;
+      out->set_reason("duplicate: this trajectory is being received");
+      return;
+    }
+  }
+  // Whatever happens below, this sequence is no longer being received afterwards, and the
+  // run no longer collects. Not before: while the trajectory is checked and queued, another
+  // actor asking whether the round needs more must still count this one (round_needs_more).
+  const auto done_receiving = [&](bool accepted) {
+    std::lock_guard lock(s_.mutex);
+    const auto it = s_.runs.find(req.run_id());
+    if (it == s_.runs.end()) return;
+    it->second.collecting = false;
+    it->second.receiving.erase(req.sequence());
+    if (accepted && (!it->second.highest_accepted || *it->second.highest_accepted < req.sequence()))
+      it->second.highest_accepted = req.sequence();
+  };
+  struct Finish {
+    const decltype(done_receiving)& f;
+    bool accepted = false;
+    ~Finish() { f(accepted); }
+  } finish{done_receiving};
+  FleetQueued q;
+  if (req.ByteSizeLong() > static_cast<std::size_t>(s_.options.max_message_bytes)) {
+    const std::string why = fmt::format("a trajectory of {} bytes is over the limit of {} (actor {}; the learner's "
+                                        "--max-message-mb raises it)",
+                                        req.ByteSizeLong(), s_.options.max_message_bytes, actor);
+    s_.reject("oversized", why, req.run_id());
+    return refuse(out, why);
+  }
+  if (auto error = decode_trajectory(req, s_.spec.shape, s_.spec.observation_space, q.trajectory)) {
+    s_.reject(error->kind, fmt::format("{} (actor {})", error->detail, actor), req.run_id());
+    return refuse(out, error->detail);
+  }
+  if (s_.spec.on_policy && q.trajectory.policy_version < s_.parameters->version()) {
+    std::lock_guard lock(s_.mutex);
+    ++s_.stats.stale;
+    out->set_reason("stale: made with older parameters than the learner's newest");
+    return;
+  }
+  const std::uint64_t version = q.trajectory.policy_version;
+  q.trajectory.actor = actor;
+  q.trajectory.env_offset = static_cast<std::int64_t>(actor) * s_.spec.shape.num_envs;
+  q.run = req.run_id();
+  if (const std::string why = deliver(q); !why.empty()) {
+    out->set_finished(s_.tell_finished(req.run_id()));
+    return refuse(out, why);
+  }
+  {
+    std::lock_guard lock(s_.mutex);
+    ++s_.stats.accepted;
+    s_.stats.bytes_accepted += req.ByteSizeLong();
+    ++s_.accepted_by_version[version];
+    s_.accepted_by_version.erase(s_.accepted_by_version.begin(), s_.accepted_by_version.lower_bound(version));
+  }
+  finish.accepted = true;
+  out->set_accepted(true);
+}
+
+bool parameters_ready(GrpcFleet::State& s, const fleet::ParametersRequest& req) {
+  return s.parameters->version() > req.have_version() || s.finished || req.learner_run() != s.learner_run ||
+         s.stop.stop_requested() || s.round_needs_more(req.run_id());
+}
+
+std::unique_ptr<FleetServiceBase> make_fleet_service(GrpcFleet::State& state) {
   return std::make_unique<FleetService>(state);
 }
 
