@@ -1,7 +1,5 @@
 #include "distributed/fleet_rounds.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 
 namespace rlzoo {
@@ -147,25 +145,11 @@ void FleetRounds::answer_ready() {
 
 void FleetRounds::answer(Stream& s) {
   s.waiting = false;
-  const fleet::ParametersRequest& req = s.request;
-  const std::uint64_t run = req.run_id();
   fleet::RoundsReply head;
   if (s.has_upload) head.mutable_upload()->Swap(&s.upload_reply);
-  fleet::ParametersReply& p = *head.mutable_parameters();
-  p.set_learner_run(state_.learner_run);
-  p.set_finished(state_.tell_finished(run));
-  std::shared_ptr<const std::string> parameters;
-  if (req.learner_run() == state_.learner_run && !p.finished()) {
-    const auto encoded = state_.parameters_wire();
-    if (encoded.reply->version() > req.have_version())
-      parameters = encoded.wire;
-    else
-      p.set_version(encoded.reply->version());
-    state_.set_collecting_with(run, std::max(req.have_version(), encoded.reply->version()));
-    p.set_learner_timesteps(state_.learner_timesteps.load());
-    p.set_finished(state_.tell_finished(run));
-  }
-  s.last = p.finished();
+  const auto newest = answer_parameters(state_, s.request, head.mutable_parameters());
+  const std::shared_ptr<const std::string> parameters = newest ? state_.parameters_wire(newest) : nullptr;
+  s.last = head.parameters().finished();
   // The reply's bytes: this reply's own fields, then the parameters' shared ones. Protobuf reads
   // a message field that occurs twice as the two merged, and the two set different fields.
   const grpc::Slice slices[2] = {grpc::Slice(head.SerializeAsString()),

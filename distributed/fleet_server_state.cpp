@@ -64,19 +64,16 @@ std::shared_ptr<const fleet::ParametersReply> GrpcFleet::State::parameters_reply
   return cached;
 }
 
-GrpcFleet::State::EncodedParameters GrpcFleet::State::parameters_wire() {
-  for (;;) {
-    auto reply = parameters_reply();
-    std::lock_guard lock(mutex);
-    if (reply != cached) continue;  // a newer version came in between
-    if (!cached_wire) {
-      // A RoundsReply with only this field set: its tag, its length, the ParametersReply's bytes.
-      fleet::RoundsReply framed;
-      *framed.mutable_parameters() = *reply;
-      cached_wire = std::make_shared<const std::string>(framed.SerializeAsString());
-    }
-    return {std::move(reply), cached_wire};
-  }
+std::shared_ptr<const std::string> GrpcFleet::State::parameters_wire(
+    const std::shared_ptr<const fleet::ParametersReply>& reply) {
+  std::lock_guard lock(mutex);
+  if (reply == cached && cached_wire) return cached_wire;
+  // A RoundsReply with only this field set: its tag, its length, the ParametersReply's bytes.
+  fleet::RoundsReply framed;
+  *framed.mutable_parameters() = *reply;
+  auto wire = std::make_shared<const std::string>(framed.SerializeAsString());
+  if (reply == cached) cached_wire = wire;  // else a newer version came in between
+  return wire;
 }
 
 void GrpcFleet::State::write_stats() const {

@@ -130,14 +130,11 @@ struct GrpcFleet::State {
 
   // Ends the runs silent for longer than the heartbeat timeout.
   void expire_silent_runs();
-  // The newest parameters as a reply, encoded once per version; and the same serialized as
-  // field 2 (`parameters`) of a RoundsReply, the bytes every Rounds stream sends.
+  // The newest parameters as a reply, encoded once per version.
   std::shared_ptr<const fleet::ParametersReply> parameters_reply();
-  struct EncodedParameters {
-    std::shared_ptr<const fleet::ParametersReply> reply;
-    std::shared_ptr<const std::string> wire;
-  };
-  EncodedParameters parameters_wire();
+  // `reply` serialized as field 2 (`parameters`) of a RoundsReply: the bytes every Rounds stream
+  // sends, kept once per version.
+  std::shared_ptr<const std::string> parameters_wire(const std::shared_ptr<const fleet::ParametersReply>& reply);
   // Writes the stats as JSON to options.stats_file (if set), atomically.
   void write_stats() const;
 };

@@ -75,29 +75,19 @@ class FleetService final : public FleetServiceBase {
   grpc::Status GetParameters(grpc::ServerContext* ctx, const fleet::ParametersRequest* req,
                              fleet::ParametersReply* out) override {
     if (auto st = authenticate(s_, *ctx); !st.ok()) return st;
-    out->set_learner_run(s_.learner_run);
-    out->set_finished(s_.tell_finished(req->run_id()));
-    if (req->learner_run() != s_.learner_run || out->finished()) return grpc::Status::OK;
-    s_.touch(req->run_id());
-    const std::int64_t wait = std::clamp<std::int64_t>(req->wait_ms(), 0, s_.options.max_wait_ms);
-    if (wait > 0) {
-      // Wait for a newer version, but not for one that cannot come without this actor.
-      s_.set_collecting(req->run_id(), false);
-      const auto deadline = FleetClock::now() + std::chrono::milliseconds(wait);
-      while (FleetClock::now() < deadline && !s_.stop.stop_requested() && !ctx->IsCancelled() &&
-             !parameters_ready(s_, *req))
-        s_.parameters->wait_until(req->have_version() + 1, s_.stop,
-                                  std::min(deadline, FleetClock::now() + std::chrono::milliseconds(50)));
+    if (req->learner_run() == s_.learner_run && !s_.finished) {
+      s_.touch(req->run_id());
+      const std::int64_t wait = std::clamp<std::int64_t>(req->wait_ms(), 0, s_.options.max_wait_ms);
+      if (wait > 0) {
+        // Wait for a newer version, but not for one that cannot come without this actor.
+        s_.set_collecting(req->run_id(), false);
+        const auto deadline = FleetClock::now() + std::chrono::milliseconds(wait);
+        while (FleetClock::now() < deadline && !ctx->IsCancelled() && !parameters_ready(s_, *req))
+          s_.parameters->wait_until(req->have_version() + 1, s_.stop,
+                                    std::min(deadline, FleetClock::now() + std::chrono::milliseconds(50)));
+      }
     }
-    const auto reply = s_.parameters_reply();
-    if (reply->version() > req->have_version()) {
-      *out = *reply;
-    } else {
-      out->set_version(reply->version());
-    }
-    s_.set_collecting_with(req->run_id(), std::max(req->have_version(), reply->version()));
-    out->set_learner_timesteps(s_.learner_timesteps.load());
-    out->set_finished(s_.tell_finished(req->run_id()));
+    if (const auto newest = answer_parameters(s_, *req, out)) out->MergeFrom(*newest);
     return grpc::Status::OK;
   }
 
@@ -246,6 +236,21 @@ void receive_upload(GrpcFleet::State& s_, const fleet::TrajectoryUpload& req, fl
 bool parameters_ready(GrpcFleet::State& s, const fleet::ParametersRequest& req) {
   return s.parameters->version() > req.have_version() || s.finished || req.learner_run() != s.learner_run ||
          s.stop.stop_requested() || s.round_needs_more(req.run_id());
+}
+
+std::shared_ptr<const fleet::ParametersReply> answer_parameters(GrpcFleet::State& s,
+                                                               const fleet::ParametersRequest& req,
+                                                               fleet::ParametersReply* out) {
+  out->set_learner_run(s.learner_run);
+  out->set_finished(s.tell_finished(req.run_id()));
+  if (req.learner_run() != s.learner_run || out->finished()) return nullptr;
+  auto newest = s.parameters_reply();
+  const bool newer = newest->version() > req.have_version();
+  if (!newer) out->set_version(newest->version());
+  s.set_collecting_with(req.run_id(), std::max(req.have_version(), newest->version()));
+  out->set_learner_timesteps(s.learner_timesteps.load());
+  out->set_finished(s.tell_finished(req.run_id()));
+  return newer ? newest : nullptr;
 }
 
 std::unique_ptr<FleetServiceBase> make_fleet_service(GrpcFleet::State& state) {

@@ -29,4 +29,13 @@ void receive_upload(GrpcFleet::State& s, const fleet::TrajectoryUpload& req, fle
 // finished or restarted, or the round cannot be made without this actor (round_needs_more).
 bool parameters_ready(GrpcFleet::State& s, const fleet::ParametersRequest& req);
 
+// Fills a reply to `req` but for the parameters themselves: the learner's run, whether training
+// is over and, to an actor of this learner, the learner's timesteps and its newest version when
+// that is not newer than the actor's; the run then counts as collecting with the version it
+// will hold (round_needs_more). Returns the newest parameters when the actor should take them
+// (GetParameters merges them into the reply, Rounds sends their shared bytes), else null.
+std::shared_ptr<const fleet::ParametersReply> answer_parameters(GrpcFleet::State& s,
+                                                               const fleet::ParametersRequest& req,
+                                                               fleet::ParametersReply* out);
+
 }  // namespace rlzoo
