@@ -3,13 +3,18 @@
 #include "core/checkpoint/durable_io.h"
 #include "core/common/error.h"
 
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
-#include <sys/wait.h>
+#include <vector>
 
 namespace rlzoo::test {
 
@@ -31,12 +36,59 @@ std::string read_file_or_empty(const std::string& path) {
   }
 }
 
+namespace {
+
+// The directories make_temp_dir made, each with the process that made it: a forked child
+// inherits the list but must not remove its parent's directories when it exits.
+struct MadeDir {
+  std::string path;
+  pid_t owner;
+};
+std::mutex made_mutex;
+std::vector<MadeDir>* made_dirs = nullptr;  // never freed: the exit handler still reads it
+
+// At exit: removes what this process made, unless a test failed (the dirs are then evidence,
+// and the failure messages name them) or RLZOO_KEEP_TEST_TMP is set.
+void remove_made_dirs() {
+  std::lock_guard<std::mutex> lock(made_mutex);
+  const pid_t self = getpid();
+  std::vector<std::string> mine;
+  for (const MadeDir& d : *made_dirs)
+    if (d.owner == self) mine.push_back(d.path);
+  if (mine.empty()) return;
+  const bool failed = ::testing::UnitTest::GetInstance()->Failed();
+  if (failed || std::getenv("RLZOO_KEEP_TEST_TMP") != nullptr) {
+    std::fprintf(stderr, "kept %zu test dir(s) under %s (%s)\n", mine.size(),
+                 std::filesystem::temp_directory_path().c_str(),
+                 failed ? "a test failed" : "RLZOO_KEEP_TEST_TMP is set");
+    return;
+  }
+  for (const std::string& path : mine) {
+    std::error_code ec;  // a dir a test removed itself is fine; nothing here may throw
+    std::filesystem::remove_all(path, ec);
+  }
+}
+
+void remember_made_dir(const std::string& path) {
+  std::lock_guard<std::mutex> lock(made_mutex);
+  if (made_dirs == nullptr) {
+    made_dirs = new std::vector<MadeDir>();
+    std::atexit(remove_made_dirs);
+  }
+  made_dirs->push_back({path, getpid()});
+}
+
+}  // namespace
+
 std::string make_temp_dir(const std::string& prefix) {
   namespace fs = std::filesystem;
   std::random_device rd;
   for (int i = 0; i < 100; ++i) {
     fs::path p = fs::temp_directory_path() / (prefix + "-" + std::to_string(rd()));
-    if (fs::create_directory(p)) return p.string();
+    if (fs::create_directory(p)) {
+      remember_made_dir(p.string());
+      return p.string();
+    }
   }
   throw std::runtime_error("cannot create a temp dir");
 }

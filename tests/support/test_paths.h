@@ -15,7 +15,8 @@ std::string cli_path();
 std::string cli_quoted();
 // The whole content of a file (durable::read_file); "" when it cannot be read (not there yet, say).
 std::string read_file_or_empty(const std::string& path);
-// A fresh empty directory under the system temp dir, removed by nothing (tests are short).
+// A fresh empty directory under the system temp dir. The process that made it removes it when
+// it exits, unless a test failed or RLZOO_KEEP_TEST_TMP is set (then it says what it kept).
 std::string make_temp_dir(const std::string& prefix);
 
 // Runs a shell command, feeding `input` on stdin; returns exit status and stdout (stderr is
