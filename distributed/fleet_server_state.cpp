@@ -1,6 +1,7 @@
 #include "distributed/fleet_server_state.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -68,10 +69,20 @@ std::shared_ptr<const std::string> GrpcFleet::State::parameters_wire(
     const std::shared_ptr<const fleet::ParametersReply>& reply) {
   std::lock_guard lock(mutex);
   if (reply == cached && cached_wire) return cached_wire;
-  // A RoundsReply with only this field set: its tag, its length, the ParametersReply's bytes.
-  fleet::RoundsReply framed;
-  *framed.mutable_parameters() = *reply;
-  auto wire = std::make_shared<const std::string>(framed.SerializeAsString());
+  // A RoundsReply with only this field set: its tag, its length, the ParametersReply's bytes,
+  // written straight from the reply (a RoundsReply holding a copy of it cost a second copy of
+  // every tensor in the learner's wait, each version).
+  const std::size_t body = reply->ByteSizeLong();
+  constexpr std::uint32_t kLengthDelimited = 2;  // the wire type of a message field
+  const std::uint32_t tag = (fleet::RoundsReply::kParametersFieldNumber << 3) | kLengthDelimited;
+  const std::size_t head = google::protobuf::io::CodedOutputStream::VarintSize32(tag) +
+                           google::protobuf::io::CodedOutputStream::VarintSize64(body);
+  std::string bytes(head + body, '\0');
+  auto* out = reinterpret_cast<std::uint8_t*>(bytes.data());
+  out = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(tag, out);
+  out = google::protobuf::io::CodedOutputStream::WriteVarint64ToArray(body, out);
+  reply->SerializeWithCachedSizesToArray(out);
+  auto wire = std::make_shared<const std::string>(std::move(bytes));
   if (reply == cached) cached_wire = wire;  // else a newer version came in between
   return wire;
 }

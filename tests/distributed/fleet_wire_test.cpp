@@ -9,7 +9,9 @@
 #include <random>
 
 #include "distributed/fleet_auth.h"
+#include "distributed/fleet_server_state.h"
 #include "distributed/fleet_wire.h"
+#include "tests/support/fleet_messages.h"
 #include "tests/support/test_paths.h"
 
 namespace rlzoo {
@@ -159,6 +161,25 @@ TEST(FleetWire, ParametersRoundTripAndBadTensorsAreErrors) {
   m.mutable_tensors(0)->mutable_data()->resize(5);
   EXPECT_NE(test::error_of([&] { decode_parameters(m); }).find("tensor 0 holds 5 bytes where its shape makes 24"),
             std::string::npos);
+}
+
+// The Rounds stream sends the parameters as bytes framed by hand once per version
+// (State::parameters_wire): they must parse as a RoundsReply whose parameters are the reply.
+TEST(FleetWire, TheFramedParametersParseAsARoundsReplyHoldingTheReply) {
+  ModuleParameterStore params;
+  ParameterSnapshot s;
+  s.tensors.push_back(torch::arange(40000, torch::kFloat32));  // a length that takes 3 varint bytes
+  s.tensors.push_back(torch::tensor({7}, torch::kInt64));
+  params.publish(std::move(s));
+  const auto state = make_fleet_state(FleetServerOptions{}, test::small_fleet_spec(), params, 0);
+  const auto reply = state->parameters_reply();
+  ASSERT_EQ(reply->tensors_size(), 2);
+  const auto wire = state->parameters_wire(reply);
+  EXPECT_EQ(state->parameters_wire(reply), wire);  // encoded once per version
+  fleet::RoundsReply parsed;
+  ASSERT_TRUE(parsed.ParseFromString(*wire));
+  EXPECT_FALSE(parsed.has_upload());
+  EXPECT_EQ(parsed.parameters().SerializeAsString(), reply->SerializeAsString());
 }
 
 TEST(FleetAuth, TokensCompareAndAddressesAreClassified) {
