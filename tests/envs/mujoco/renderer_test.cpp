@@ -19,6 +19,7 @@
 #include "core/common/png_writer.h"
 #include "envs/mujoco/mujoco_model.h"
 #include "envs/mujoco/offscreen_renderer.h"
+#include "tests/support/test_paths.h"
 
 namespace rlzoo {
 namespace {
@@ -205,10 +206,8 @@ DecodedPng decode_png(const Bytes& png) {
 }
 
 std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rlzoo_renderer_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const std::string dir = test::make_temp_dir("rlzoo-renderer-test");  // removed at exit
+  return dir + "/" + name;
 }
 
 TEST(Checksums, KnownVectors) {

@@ -2,6 +2,8 @@
 rlzoo.make_vec("CartPole-v1", 8, api="sb3") passed as its env, with rl-baselines3-zoo's
 CartPole values, to a deterministic evaluation of 500; the VecEnv's step contract by hand."""
 
+import os
+import tempfile
 import unittest
 
 import numpy as np
@@ -46,7 +48,13 @@ class Learning(unittest.TestCase):
         # rl-baselines3-zoo's hyperparams/ppo.yml CartPole-v1 entry (constant rates).
         model = PPO("MlpPolicy", envs, n_steps=32, batch_size=256, gae_lambda=0.8, gamma=0.98, n_epochs=20,
                     ent_coef=0.0, learning_rate=1e-3, clip_range=0.2, seed=0, device="cpu")
-        model.learn(100_000)
+        # SB3's logger makes a folder under /tmp on every learn() unless told where; this one goes.
+        with tempfile.TemporaryDirectory(prefix="rlzoo-sb3-") as logs:
+            os.environ["SB3_LOGDIR"] = logs
+            try:
+                model.learn(100_000)
+            finally:
+                del os.environ["SB3_LOGDIR"]
         mean, std = evaluate_policy(model, rlzoo.make("CartPole-v1"), n_eval_episodes=10, deterministic=True)
         print(f"SB3 PPO on rlzoo.make_vec: deterministic evaluation {mean} +/- {std} over 10 episodes")
         self.assertGreaterEqual(mean, 475.0)
