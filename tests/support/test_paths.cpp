@@ -58,8 +58,7 @@ void remove_made_dirs() {
   if (mine.empty()) return;
   const bool failed = ::testing::UnitTest::GetInstance()->Failed();
   if (failed || std::getenv("RLZOO_KEEP_TEST_TMP") != nullptr) {
-    std::fprintf(stderr, "kept %zu test dir(s) under %s (%s)\n", mine.size(),
-                 std::filesystem::temp_directory_path().c_str(),
+    std::fprintf(stderr, "kept %zu test dir(s), the first %s (%s)\n", mine.size(), mine.front().c_str(),
                  failed ? "a test failed" : "RLZOO_KEEP_TEST_TMP is set");
     return;
   }
