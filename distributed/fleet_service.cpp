@@ -197,10 +197,11 @@ void receive_upload(GrpcFleet::State& s_, const fleet::TrajectoryUpload& req, fl
     ~Finish() { f(accepted); }
   } finish{done_receiving};
   FleetQueued q;
-  if (req.ByteSizeLong() > static_cast<std::size_t>(s_.options.max_message_bytes)) {
+  const std::size_t bytes = req.ByteSizeLong();
+  if (bytes > static_cast<std::size_t>(s_.options.max_message_bytes)) {
     const std::string why = fmt::format("a trajectory of {} bytes is over the limit of {} (actor {}; the learner's "
                                         "--max-message-mb raises it)",
-                                        req.ByteSizeLong(), s_.options.max_message_bytes, actor);
+                                        bytes, s_.options.max_message_bytes, actor);
     s_.reject("oversized", why, req.run_id());
     return refuse(out, why);
   }
@@ -225,7 +226,7 @@ void receive_upload(GrpcFleet::State& s_, const fleet::TrajectoryUpload& req, fl
   {
     std::lock_guard lock(s_.mutex);
     ++s_.stats.accepted;
-    s_.stats.bytes_accepted += req.ByteSizeLong();
+    s_.stats.bytes_accepted += bytes;
     ++s_.accepted_by_version[version];
     s_.accepted_by_version.erase(s_.accepted_by_version.begin(), s_.accepted_by_version.lower_bound(version));
   }
