@@ -8,6 +8,7 @@ void add_all_commands(CLI::App& app, const std::string& command_line) {
   app.set_version_flag("--version", std::string("rlzoo ") + RLZOO_VERSION);
   app.require_subcommand(1);
   add_list_command(app);
+  add_info_command(app);
   add_env_commands(app);
   add_bench_commands(app);
   add_dataset_commands(app, command_line);

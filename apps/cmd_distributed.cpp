@@ -18,6 +18,7 @@
 #include "apps/train_command.h"
 #include "core/common/error.h"
 #include "core/config/yaml_io.h"
+#include "core/torch/device.h"
 #include "distributed/c10d_reducer.h"
 #include "distributed/fleet_actor.h"
 #include "distributed/fleet_auth.h"
@@ -36,7 +37,7 @@ struct LearnerGroupCli {
 };
 
 void add_group_options(CLI::App* cmd, LearnerGroupCli& g) {
-  cmd->add_option("--learners", g.learners, "Learner processes averaging gradients (c10d, Gloo)")
+  cmd->add_option("--learners", g.learners, "Learner processes averaging gradients (c10d: Gloo on the CPU, NCCL on CUDA)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--rank", g.rank, "This learner's index, 0..learners-1 (rank 0 hosts the rendezvous)")
       ->check(CLI::NonNegativeNumber);
@@ -59,7 +60,10 @@ void use_group(const LearnerGroupCli& g, TrainOptions& train) {
                                   g.learners, agent.algorithm(), algorithms_that([](const AlgorithmCapabilities& c) {
                                     return c.several_learners;
                                   })));
-    agent.set_gradient_reducer(std::make_shared<C10dGradientReducer>(C10dOptions{g.rendezvous, g.rank, g.learners}));
+    // The backend follows the learners' device: NCCL on CUDA, Gloo on the CPU (c10d_reducer.h).
+    C10dOptions options{g.rendezvous, g.rank, g.learners};
+    options.device = resolve_device(agent.preset().device);
+    agent.set_gradient_reducer(std::make_shared<C10dGradientReducer>(options));
   };
 }
 

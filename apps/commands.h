@@ -19,6 +19,8 @@ struct ExitWith {
 };
 
 void add_list_command(CLI::App& app);
+// `rlzoo info`: LibTorch, CUDA, cuDNN, NCCL, the GPUs found, each path's BLAS (apps/cmd_info.cpp).
+void add_info_command(CLI::App& app);
 // `rlzoo docs cli|presets`: docs/cli.md (walks app, the whole tree) and docs/presets.md.
 void add_docs_command(CLI::App& app);
 void add_env_commands(CLI::App& app);

@@ -13,6 +13,11 @@ if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
 endif()
 
 if(RLZOO_WITH_TORCH)
+  # A CUDA LibTorch's CMake package (a PyTorch installation's) picks the GPU architectures for
+  # CUDA sources, probing the machine's GPU when none are named: a try_run that fails where
+  # there is no GPU. rlzoo has no CUDA sources, so the list only has to be set (8.0 and 9.0:
+  # A100, H100/H200). Ignored by a CPU LibTorch.
+  set(TORCH_CUDA_ARCH_LIST "8.0;9.0" CACHE STRING "GPU architectures a CUDA LibTorch's CMake package is told about")
   find_package(Torch QUIET)
   if(NOT Torch_FOUND)
     message(WARNING "LibTorch not found: building without agents and algorithms (RLZOO_WITH_TORCH=OFF)")
@@ -32,6 +37,31 @@ if(RLZOO_WITH_TORCH)
       endif()
     endif()
     message(STATUS "LibTorch ${Torch_VERSION} (${Torch_DIR})")
+  endif()
+endif()
+if(RLZOO_WITH_TORCH)
+  # A CUDA LibTorch (PyPI's torch 2.x; Debian's 1.13 is CPU-only). Its CMake package lists the
+  # CUDA libraries to link; NCCL (c10d's ProcessGroupNCCL) comes with it as the compile
+  # definition USE_C10D_NCCL on the torch target.
+  set(RLZOO_TORCH_CUDA OFF)
+  if(TORCH_CUDA_LIBRARIES)
+    set(RLZOO_TORCH_CUDA ON)
+  endif()
+  get_target_property(rlzoo_torch_definitions torch INTERFACE_COMPILE_DEFINITIONS)
+  set(RLZOO_TORCH_NCCL OFF)
+  if(rlzoo_torch_definitions MATCHES "USE_C10D_NCCL")
+    set(RLZOO_TORCH_NCCL ON)
+  endif()
+  # The C++ ABI: Debian 12's libraries (yaml-cpp, spdlog, fmt, Protobuf, gRPC, GoogleTest) are
+  # built by GCC 12 with its default, _GLIBCXX_USE_CXX11_ABI=1, and rlzoo passes std::string
+  # across them. Debian's LibTorch uses that ABI too, and so do PyPI's torch wheels since 2.7
+  # (2.11 names no ABI flag at all: the compiler's default, 1; libc10.so's symbols carry
+  # std::__cxx11). A LibTorch built for the old ABI would link and then fail at run time.
+  get_target_property(rlzoo_torch_options torch INTERFACE_COMPILE_OPTIONS)
+  if(rlzoo_torch_options MATCHES "_GLIBCXX_USE_CXX11_ABI=0")
+    message(FATAL_ERROR "LibTorch ${Torch_VERSION} (${Torch_DIR}) is built for the old C++ ABI "
+                        "(_GLIBCXX_USE_CXX11_ABI=0), while Debian's yaml-cpp, spdlog, Protobuf and gRPC use the new "
+                        "one: use a LibTorch built with _GLIBCXX_USE_CXX11_ABI=1 (PyPI's torch >= 2.7 is).")
   endif()
 endif()
 

@@ -16,7 +16,7 @@ set(RLZOO_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/rlzoo)
 # dependencies come along through the exported targets).
 set(rlzoo_libraries rlzoo_core rlzoo_envs rlzoo_datasets rlzoo_douzero_import rlzoo_fleet_wire)
 if(RLZOO_WITH_TORCH)
-  list(APPEND rlzoo_libraries rlzoo_core_torch rlzoo_rl rlzoo_algorithms)
+  list(APPEND rlzoo_libraries rlzoo_core_torch rlzoo_rl rlzoo_algorithms rlzoo_learner_group)
   if(RLZOO_WITH_GRPC)
     list(APPEND rlzoo_libraries rlzoo_distributed)
   endif()

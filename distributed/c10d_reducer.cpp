@@ -5,15 +5,39 @@
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
 
 #include "core/common/error.h"
+#include "core/torch/compat.h"
 
 namespace rlzoo {
 
 struct C10dGradientReducer::Group {
   c10::intrusive_ptr<c10d::TCPStore> store;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> pg;
+  c10::intrusive_ptr<C10dProcessGroupBase> pg;  // Gloo or NCCL
 };
+
+const char* to_string(C10dBackend backend) { return backend == C10dBackend::nccl ? "NCCL" : "Gloo"; }
+
+bool c10d_has_nccl() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+C10dBackend choose_c10d_backend(const c10::Device& device, bool has_nccl, int learners) {
+  if (!device.is_cuda()) return C10dBackend::gloo;
+  if (!has_nccl)
+    throw UserError(fmt::format("--learners {} with device '{}': learners on CUDA average gradients over NCCL, and this "
+                                "LibTorch has no NCCL (c10d's ProcessGroupNCCL); use device: cpu (Gloo) or a CUDA "
+                                "LibTorch built with NCCL",
+                                learners, device.str()));
+  return C10dBackend::nccl;
+}
 
 namespace {
 
@@ -47,6 +71,7 @@ C10dGradientReducer::C10dGradientReducer(const C10dOptions& o) : options_(o), gr
   if (o.world_size < 1) throw UserError(fmt::format("--learners {}: must be >= 1", o.world_size));
   if (o.rank < 0 || o.rank >= o.world_size)
     throw UserError(fmt::format("--rank {}: must be in 0..{} for {} learners", o.rank, o.world_size - 1, o.world_size));
+  backend_ = choose_c10d_backend(o.device, c10d_has_nccl(), o.world_size);
   const auto [host, port] = split_host_port(o.rendezvous);
   c10d::TCPStoreOptions so;
   so.port = port;
@@ -56,21 +81,31 @@ C10dGradientReducer::C10dGradientReducer(const C10dOptions& o) : options_(o), gr
   so.timeout = std::chrono::seconds(o.timeout_s);
   try {
     group_->store = c10::make_intrusive<c10d::TCPStore>(host, so);
-    auto pgo = c10d::ProcessGroupGloo::Options::create();
-    pgo->timeout = std::chrono::seconds(o.timeout_s);
-    pgo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(host));
-    group_->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(group_->store, o.rank, o.world_size, pgo);
+    if (backend_ == C10dBackend::nccl) {
+#ifdef USE_C10D_NCCL
+      auto pgo = c10d::ProcessGroupNCCL::Options::create();
+      pgo->timeout = std::chrono::seconds(o.timeout_s);
+      group_->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(group_->store, o.rank, o.world_size, pgo);
+#endif
+    } else {
+      auto pgo = c10d::ProcessGroupGloo::Options::create();
+      pgo->timeout = std::chrono::seconds(o.timeout_s);
+      pgo->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(host));
+      group_->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(group_->store, o.rank, o.world_size, pgo);
+    }
   } catch (const std::exception& e) {
     throw UserError(fmt::format("learner {} of {}: cannot join the group at {}: {}", o.rank, o.world_size,
                                 o.rendezvous, e.what()));
   }
-  spdlog::info("learner {} of {}: joined the group at {} (c10d, Gloo)", o.rank, o.world_size, o.rendezvous);
+  spdlog::info("learner {} of {}: joined the group at {} (c10d, {} on {})", o.rank, o.world_size, o.rendezvous,
+               to_string(backend_), o.device.str());
 }
 
 C10dGradientReducer::~C10dGradientReducer() = default;
 
+// A group of one still runs its collectives (identities): `rlzoo train` forms a group only for
+// two or more learners, and the GPU check exercises NCCL on a machine with one GPU this way.
 void C10dGradientReducer::reduce(const std::vector<torch::Tensor>& parameters) {
-  if (options_.world_size == 1) return;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> buffer{flat_gradients(parameters)};
   group_->pg->allreduce(buffer)->wait();
@@ -84,17 +119,17 @@ void C10dGradientReducer::reduce(const std::vector<torch::Tensor>& parameters) {
 }
 
 std::vector<std::int64_t> C10dGradientReducer::minimum(std::vector<std::int64_t> values) {
-  if (options_.world_size == 1 || values.empty()) return values;
-  std::vector<torch::Tensor> buffer{torch::tensor(values, torch::kInt64)};
+  if (values.empty()) return values;
+  // NCCL reduces tensors on the GPU only.
+  std::vector<torch::Tensor> buffer{torch::tensor(values, torch::kInt64).to(options_.device)};
   c10d::AllreduceOptions ao;
   ao.reduceOp = c10d::ReduceOp::MIN;
   group_->pg->allreduce(buffer, ao)->wait();
-  const auto t = buffer[0].contiguous();
+  const auto t = buffer[0].cpu().contiguous();
   return {t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel()};
 }
 
 void C10dGradientReducer::synchronize(const std::vector<torch::Tensor>& parameters) {
-  if (options_.world_size == 1) return;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> flat;
   for (const auto& p : parameters) flat.push_back(p.detach().reshape(-1));

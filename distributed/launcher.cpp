@@ -65,21 +65,6 @@ struct Child {
 
 }  // namespace
 
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    if (fd >= 0) close(fd);
-    throw UserError("launch: cannot bind a loopback port");
-  }
-  socklen_t n = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 int run_launch(const LaunchOptions& o) {
   if (o.actors < 1) throw UserError(fmt::format("--actors {}: need at least 1", o.actors));
   if (o.learners < 1 || o.learners > o.actors)

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/platform/loopback_port.h"  // free_loopback_port(), which launch and its tests use
+
 namespace rlzoo {
 
 struct LaunchOptions {
@@ -27,8 +29,5 @@ struct LaunchOptions {
 // Runs the fleet to the end; returns the exit status for the shell (0 when every learner
 // finished; else the first failing learner's status, 128 + signal after SIGINT/SIGTERM).
 int run_launch(const LaunchOptions& options);
-
-// A free TCP port on 127.0.0.1 (bound and released; another process may still take it).
-int free_loopback_port();
 
 }  // namespace rlzoo

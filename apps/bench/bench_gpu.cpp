@@ -1,10 +1,11 @@
 // `rlzoo bench gpu`: learner updates per second on the CPU (the baseline) and on CUDA for
 //   - PPO with a MuJoCo-sized MLP (HalfCheetah's 17 observations and 6 actions, separate
 //     256x256 actor and critic, as rl-baselines3-zoo's tuned preset), minibatches of 64;
+//   - DQN's gradient step with a 256x256 Q-network, batch 64 (apps/bench/learner_updates.h);
 //   - DouZero's network (LSTM over the history, 6 layers of 512) on a learner batch of
 //     32 x 100 frames, the landlord's net;
 //   - the Decision Transformer at its default size (K = 20, 3 layers, width 128, batch 64).
-// Each update is the learner's own code path (run_ppo_epochs, DmcAgent::train_step,
+// Each update is the learner's own code path (run_ppo_epochs, DqnUpdate, DmcAgent::train_step,
 // DtAgent::learn). Without a CUDA GPU the CPU figures are printed and each GPU line says why
 // it is missing.
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "algorithms/ppo/ppo_loss.h"
 #include "apps/bench/bench_dt.h"
 #include "apps/bench/bench_util.h"
+#include "apps/bench/learner_updates.h"
 #include "apps/commands.h"
 #include "core/common/rng.h"
 #include "core/torch/device.h"
@@ -63,6 +65,16 @@ double ppo_rate(const torch::Device& device, const GpuBenchOptions& o) {
   return median_rate(work, kBatches, o.seconds, o.repeats);
 }
 
+// DQN gradient steps per second (LibTorch's path: the target's forward, Huber loss, clip,
+// Adam) with a 256x256 Q-network on CartPole's spaces, batch 64, on `device`. Its gradient
+// check reads the loss back, so each step waits for the device.
+double dqn_rate(const torch::Device& device, const GpuBenchOptions& o) {
+  bench::DqnUpdate update(256, /*fused=*/false, device);
+  auto work = [&] { update.step(); };
+  work();
+  return median_rate(work, 1.0, o.seconds, o.repeats);
+}
+
 // Learner steps per second of DouZero's landlord network on B x T = 32 x 100 frames.
 double douzero_rate(const std::string& device, const GpuBenchOptions& o) {
   auto agent = make_agent("dmc", "DouDizhu-v0",
@@ -105,8 +117,8 @@ double dt_rate(const std::string& device, const std::string& data, const GpuBenc
 void run(const GpuBenchOptions& o) {
   torch::set_num_threads(o.threads);
   const bool gpu = cuda_usable();
-  const std::string why = torch::hasCUDA() ? "this LibTorch sees no CUDA GPU"
-                                           : "this LibTorch has no CUDA (Debian's is CPU-only; see scripts/gpu-build)";
+  const std::string why = cuda_compiled() ? "this LibTorch sees no CUDA GPU"
+                                          : "this LibTorch has no CUDA (Debian's is CPU-only; see scripts/cuda-build)";
   nlohmann::json where{{"cpu_threads", o.threads}};
   if (gpu) where["gpu"] = fmt::format("{} CUDA device(s)", cuda_device_count());
   auto report = [&](const std::string& name, const std::string& unit, double cpu, const std::function<double()>& on_gpu) {
@@ -124,6 +136,8 @@ void run(const GpuBenchOptions& o) {
   };
   report("ppo_mlp_256x256_batch64", "updates/s", ppo_rate(torch::kCPU, o),
          [&] { return ppo_rate(torch::Device(torch::kCUDA), o); });
+  report("dqn_mlp_256x256_batch64", "updates/s", dqn_rate(torch::kCPU, o),
+         [&] { return dqn_rate(torch::Device(torch::kCUDA), o); });
   report("douzero_batch_32x100", "updates/s", douzero_rate("cpu", o), [&] { return douzero_rate("cuda", o); });
   const std::string data = synthetic_dt_dataset("Pendulum-v1");
   report("dt_default_batch64", "updates/s", dt_rate("cpu", data, o), [&] { return dt_rate("cuda", data, o); });
@@ -133,7 +147,7 @@ void run(const GpuBenchOptions& o) {
 
 void add_gpu_bench_command(CLI::App& bench) {
   auto o = std::make_shared<GpuBenchOptions>();
-  auto* cmd = bench.add_subcommand("gpu", "Learner updates per second on the CPU and on CUDA (PPO, DouZero, DT)");
+  auto* cmd = bench.add_subcommand("gpu", "Learner updates per second on the CPU and on CUDA (PPO, DQN, DouZero, DT)");
   cmd->add_option("--seconds", o->seconds, "Seconds per timing repeat");
   cmd->add_option("--repeats", o->repeats, "Timing repeats (the median is printed)");
   cmd->add_option("--threads", o->threads, "LibTorch threads of the CPU runs");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/dqn/dqn_fused_update.h"
+#include "core/common/error.h"
 #include "algorithms/dqn/dqn_loss.h"
 #include "algorithms/ppo/ppo_fused_update.h"
 #include "algorithms/ppo/ppo_loss.h"
@@ -75,23 +76,27 @@ class PpoUpdate {
 };
 
 // DQN, batch 64, a target network's forward, Huber loss, gradient clip 10, Adam (lr 1e-3).
+// On `device` (LibTorch's path only: the fused one is CPU code; `rlzoo bench gpu` uses CUDA).
 class DqnUpdate {
  public:
   static constexpr std::int64_t kBatch = 64;
-  DqnUpdate(std::int64_t width, bool fused)
+  DqnUpdate(std::int64_t width, bool fused, const torch::Device& device = torch::kCPU)
       : fused_(fused),
         q_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)),
         target_(Space::box(-10, 10, {4}), Space::discrete(2), two_layer_policy(width)) {
+    RLZOO_CHECK(!fused || device.is_cpu(), "DqnUpdate: the fused path runs on the CPU only");
     q_->use_fused_path(fused);
     target_->use_fused_path(fused);
+    q_->to(device);
+    target_->to(device);
     optimizer_ = make_adam(q_->parameters(), torch::optim::AdamOptions(1e-3), fused);
     torch::manual_seed(0);
-    obs_ = torch::randn({kBatch, 4});
-    next_obs_ = torch::randn({kBatch, 4});
-    actions_ = torch::randint(0, 2, {kBatch});
-    rewards_ = torch::ones({kBatch});
-    discounts_ = torch::full({kBatch}, 0.99f);
-    terminated_ = torch::zeros({kBatch});
+    obs_ = torch::randn({kBatch, 4}).to(device);
+    next_obs_ = torch::randn({kBatch, 4}).to(device);
+    actions_ = torch::randint(0, 2, {kBatch}).to(device);
+    rewards_ = torch::ones({kBatch}).to(device);
+    discounts_ = torch::full({kBatch}, 0.99f).to(device);
+    terminated_ = torch::zeros({kBatch}).to(device);
     plain_ = fused ? DqnFusedUpdate::make(q_, target_) : nullptr;
   }
   void step() {

@@ -41,3 +41,14 @@ inline const torch::optim::OptimizerParamState* optimizer_param_state(const torc
 }
 
 }  // namespace rlzoo
+
+// c10d's process groups (ProcessGroupGloo, ProcessGroupNCCL) derive from c10d::ProcessGroup in
+// LibTorch 1.13 and from c10d::Backend in 2.x; both bases declare the collectives rlzoo calls
+// (allreduce, broadcast). Declared here only: users include the c10d headers themselves.
+namespace c10d {
+class ProcessGroup;
+class Backend;
+}  // namespace c10d
+namespace rlzoo {
+using C10dProcessGroupBase = std::conditional_t<(kTorchVersion >= 200), c10d::Backend, c10d::ProcessGroup>;
+}  // namespace rlzoo

@@ -1,5 +1,6 @@
 #include "core/torch/device.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <fmt/format.h>
 
 #include "core/common/error.h"
@@ -7,7 +8,9 @@
 
 namespace rlzoo {
 
-bool cuda_usable() { return torch::cuda::is_available(); }
+bool cuda_compiled() { return at::detail::getCUDAHooks().hasCUDART(); }
+
+bool cuda_usable() { return cuda_compiled() && torch::cuda::is_available(); }
 
 int cuda_device_count() { return cuda_usable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
@@ -22,9 +25,9 @@ torch::Device resolve_device(const std::string& name) {
     case DeviceName::Kind::cuda:
       break;
   }
-  if (!torch::hasCUDA())
+  if (!cuda_compiled())
     throw UserError(fmt::format("device '{}' asked for, but this LibTorch was built without CUDA (Debian's LibTorch is "
-                                "CPU-only; scripts/gpu-build builds rlzoo against a PyTorch installation's LibTorch); "
+                                "CPU-only; scripts/cuda-build builds rlzoo against PyPI's CUDA LibTorch); "
                                 "use device: cpu",
                                 name));
   const int count = cuda_device_count();

@@ -14,6 +14,9 @@
 
 namespace rlzoo {
 
+// Whether this LibTorch was built with CUDA (whether or not this machine has a GPU). Not
+// torch::hasCUDA(), which in LibTorch 2.x answers whether a GPU is usable.
+bool cuda_compiled();
 // Whether this LibTorch was built with CUDA and sees at least one GPU.
 bool cuda_usable();
 // Number of CUDA devices this process sees (0 without CUDA).

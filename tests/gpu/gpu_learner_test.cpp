@@ -1,6 +1,6 @@
 // GPU tests (label gpu): the same learner update on the CPU and on CUDA agrees to tolerance for
-// DQN, PPO, DouZero's DMC and the Decision Transformer, and a short PPO run on CUDA learns
-// CartPole-v1. Each test skips, saying why, where LibTorch has no CUDA GPU (CI, Debian's CPU-only
+// DQN, PPO, DouZero's DMC and the Decision Transformer, a learner group on CUDA runs over NCCL,
+// and a short PPO run on CUDA learns CartPole-v1. Each test skips, saying why, where LibTorch has no CUDA GPU (CI, Debian's CPU-only
 // LibTorch); scripts/gpu-build runs them on a GPU machine.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,9 @@
 #include "algorithms/ppo/ppo_loss.h"
 #include "core/common/rng.h"
 #include "core/registry/env_registry.h"
+#include "core/platform/loopback_port.h"
 #include "core/torch/device.h"
+#include "distributed/c10d_reducer.h"
 #include "envs/doudizhu/encoding.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"
@@ -23,7 +25,7 @@ namespace rlzoo {
 namespace {
 
 #define RLZOO_SKIP_WITHOUT_GPU() \
-  if (!cuda_usable()) GTEST_SKIP() << "no CUDA GPU: this LibTorch " << (torch::hasCUDA() ? "sees none" : "has no CUDA")
+  if (!cuda_usable()) GTEST_SKIP() << "no CUDA GPU: this LibTorch " << (cuda_compiled() ? "sees none" : "has no CUDA")
 
 
 // Largest absolute difference between two parameter lists (the GPU one copied back).
@@ -173,6 +175,27 @@ TEST(GpuLearners, DecisionTransformerStepsAgree) {
   ActOptions det;
   det.deterministic = true;
   EXPECT_TRUE(torch::equal(a->act(obs, det), b->act(obs, det)));
+}
+
+// A learner group on CUDA forms over NCCL and runs its collectives. One learner: a machine
+// with one GPU cannot hold two NCCL ranks (NCCL refuses two ranks on one device); the
+// two-process group's logic is the Gloo one's (tests/distributed/learner_group_test.cpp).
+TEST(GpuLearners, ALearnerGroupOnCudaUsesNccl) {
+  RLZOO_SKIP_WITHOUT_GPU();
+  ASSERT_TRUE(c10d_has_nccl()) << "a CUDA LibTorch without NCCL";
+  C10dOptions o;
+  o.rendezvous = "127.0.0.1:" + std::to_string(free_loopback_port());
+  o.timeout_s = 60;
+  o.device = torch::Device(torch::kCUDA, 0);
+  C10dGradientReducer group(o);
+  EXPECT_EQ(group.backend(), C10dBackend::nccl);
+  auto p = torch::tensor({1.0f, 2.0f, 3.0f}, torch::Device(torch::kCUDA, 0)).requires_grad_();
+  p.mutable_grad() = torch::tensor({0.5f, -1.0f, 4.0f}, torch::Device(torch::kCUDA, 0));
+  group.reduce({p});
+  EXPECT_TRUE(torch::equal(p.grad().cpu(), torch::tensor({0.5f, -1.0f, 4.0f})));
+  group.synchronize({p});
+  EXPECT_TRUE(torch::equal(p.detach().cpu(), torch::tensor({1.0f, 2.0f, 3.0f})));
+  EXPECT_EQ(group.minimum({7, -2, 5}), (std::vector<std::int64_t>{7, -2, 5}));
 }
 
 TEST(GpuLearners, PpoOnCudaLearnsCartPole) {
