@@ -24,7 +24,7 @@ if(RLZOO_WITH_TORCH)
     set(RLZOO_WITH_TORCH OFF CACHE BOOL "" FORCE)
   elseif(Torch_VERSION)
     # The supported LibTorch builds: Debian 12's 1.13 (CPU; what CI builds and tests) and the
-    # 2.x inside a PyTorch installation (scripts/gpu-build); their API differences are in
+    # 2.x inside a PyTorch installation (scripts/cuda-build, scripts/gpu-check); their API differences are in
     # core/torch/compat.h. Others may build, but nothing tests them.
     if(NOT (Torch_VERSION VERSION_GREATER_EQUAL 1.13 AND Torch_VERSION VERSION_LESS 1.14) AND
        NOT (Torch_VERSION VERSION_GREATER_EQUAL 2.0 AND Torch_VERSION VERSION_LESS 3.0))

@@ -1,6 +1,6 @@
 // The API differences between the two LibTorch builds rlzoo compiles against, in one place:
 // Debian's LibTorch 1.13 (CPU, CI) and the LibTorch 2.x inside a PyTorch installation
-// (scripts/gpu-build, CUDA). Code elsewhere calls these instead of the differing API.
+// (scripts/cuda-build, CUDA). Code elsewhere calls these instead of the differing API.
 #pragma once
 
 #include <torch/torch.h>

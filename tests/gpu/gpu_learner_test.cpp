@@ -1,7 +1,7 @@
 // GPU tests (label gpu): the same learner update on the CPU and on CUDA agrees to tolerance for
 // DQN, PPO, DouZero's DMC and the Decision Transformer, a learner group on CUDA runs over NCCL,
 // and a short PPO run on CUDA learns CartPole-v1. Each test skips, saying why, where LibTorch has no CUDA GPU (CI, Debian's CPU-only
-// LibTorch); scripts/gpu-build runs them on a GPU machine.
+// LibTorch); scripts/gpu-check runs them on a GPU machine.
 #include <gtest/gtest.h>
 
 #include <filesystem>
