@@ -46,6 +46,7 @@ nlohmann::json collect() {
   j["components"] = components();
   const BlasInfo hand = detect_blas();
   j["blas_hand_written"] = hand.name;
+  j["sgemm_library"] = "";
 #ifdef RLZOO_WITH_TORCH
   const TorchBuildInfo t = torch_build_info();
   j["libtorch"] = t.libtorch_version;
@@ -89,14 +90,18 @@ void print_text(const nlohmann::json& j) {
       for (std::size_t i = 0; i < gpus.size(); ++i)
         fmt::print("{}cuda:{}  {}\n", i == 0 ? "GPUs      " : "          ", i, gpus[i].get<std::string>());
     }
+    // "generic": LibTorch calls the Fortran sgemm_ of whatever BLAS the process has (Debian's
+    // libblas.so.3, which its alternatives point at OpenBLAS); "mkl": its own, linked in.
+    const std::string blas = j["blas_libtorch"].get<std::string>();
     const std::string detail = j["blas_libtorch_detail"].get<std::string>();
-    fmt::print("BLAS      LibTorch's CPU operations: {}{}\n", j["blas_libtorch"].get<std::string>(),
-               detail.empty() ? "" : " (" + detail + ")");
+    const std::string sgemm = j["sgemm_library"].get<std::string>();
+    std::string where = detail.empty() ? "" : " (" + detail + ")";
+    if (blas == "generic" || blas == "open")
+      where = fmt::format(" (the process's sgemm_, from {})", sgemm.empty() ? "no library" : sgemm);
+    fmt::print("BLAS      LibTorch's CPU operations: {}{}\n", blas, where);
   }
   fmt::print("BLAS      rlzoo's hand-written paths (rl/nets/gemm.h, cblas_sgemm): {}\n",
              j["blas_hand_written"].get<std::string>());
-  if (j.contains("sgemm_library") && !j["sgemm_library"].get<std::string>().empty())
-    fmt::print("          the process's sgemm_ comes from {}\n", j["sgemm_library"].get<std::string>());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "rl/agent.h"
+#include "core/torch/build_info.h"
 #include "core/torch/device.h"
 #include "tests/support/builtin_registries.h"
 #include "tests/support/test_paths.h"
@@ -27,6 +28,11 @@ TEST(Device, ResolvesCpuAndAutoAndRefusesCudaItDoesNotHave) {
   const std::string cuda = test::error_of([] { resolve_device("cuda"); });
   EXPECT_NE(cuda.find("device 'cuda' asked for"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("use device: cpu"), std::string::npos) << cuda;
+  // The reason is this build's: a CPU LibTorch (Debian's) has no CUDA; a CUDA one (scripts/
+  // cuda-build's, on a machine without a GPU) sees none.
+  const std::string reason = cuda_compiled() ? "this LibTorch sees no CUDA GPU" : "this LibTorch was built without CUDA";
+  EXPECT_NE(cuda.find(reason), std::string::npos) << cuda;
+  EXPECT_EQ(cuda_compiled(), torch_build_info().cuda);
 }
 
 TEST(Device, ToDeviceAndModuleDeviceStayOnTheCpuHere) {
