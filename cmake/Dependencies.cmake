@@ -42,16 +42,23 @@ endif()
 if(RLZOO_WITH_TORCH)
   # A CUDA LibTorch (PyPI's torch 2.x; Debian's 1.13 is CPU-only). Its CMake package lists the
   # CUDA libraries to link; NCCL (c10d's ProcessGroupNCCL) comes with it as the compile
-  # definition USE_C10D_NCCL on the torch target.
+  # definition USE_C10D_NCCL on its torch_cuda target.
   set(RLZOO_TORCH_CUDA OFF)
   if(TORCH_CUDA_LIBRARIES)
     set(RLZOO_TORCH_CUDA ON)
   endif()
-  get_target_property(rlzoo_torch_definitions torch INTERFACE_COMPILE_DEFINITIONS)
   set(RLZOO_TORCH_NCCL OFF)
-  if(rlzoo_torch_definitions MATCHES "USE_C10D_NCCL")
-    set(RLZOO_TORCH_NCCL ON)
-  endif()
+  foreach(rlzoo_target torch torch_cpu torch_cuda)
+    if(TARGET ${rlzoo_target})
+      get_target_property(rlzoo_torch_definitions ${rlzoo_target} INTERFACE_COMPILE_DEFINITIONS)
+      if(rlzoo_torch_definitions MATCHES "USE_C10D_NCCL")
+        set(RLZOO_TORCH_NCCL ON)
+      endif()
+    endif()
+  endforeach()
+  # The fmt, Protobuf and pybind11 headers inside PyPI's torch stay off the include path.
+  include(${CMAKE_CURRENT_LIST_DIR}/TorchIncludes.cmake)
+  rlzoo_hide_bundled_headers()
   # The C++ ABI: Debian 12's libraries (yaml-cpp, spdlog, fmt, Protobuf, gRPC, GoogleTest) are
   # built by GCC 12 with its default, _GLIBCXX_USE_CXX11_ABI=1, and rlzoo passes std::string
   # across them. Debian's LibTorch uses that ABI too, and so do PyPI's torch wheels since 2.7

@@ -62,4 +62,5 @@ configure_package_config_file(cmake/rlzooConfig.cmake.in ${PROJECT_BINARY_DIR}/r
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/rlzooConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/rlzooConfig.cmake ${PROJECT_BINARY_DIR}/rlzooConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/TorchIncludes.cmake
         DESTINATION ${RLZOO_INSTALL_CMAKEDIR})
