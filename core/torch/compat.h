@@ -20,14 +20,14 @@ namespace compat_detail {
 // as a string in LibTorch 1.x, by the pointer itself in 2.x. Deduced from the map's key type,
 // so neither branch needs a version check.
 template <class State>
-auto find_param_state(const State& state, const torch::Tensor& param) {
+typename State::key_type param_state_key(const torch::Tensor& param) {
   using Key = typename State::key_type;
   if constexpr (std::is_same_v<Key, std::string>) {
     std::ostringstream key;  // what c10::guts::to_string wrote
     key << param.unsafeGetTensorImpl();
-    return state.find(key.str());
+    return key.str();
   } else {
-    return state.find(static_cast<Key>(param.unsafeGetTensorImpl()));
+    return static_cast<Key>(param.unsafeGetTensorImpl());
   }
 }
 }  // namespace compat_detail
@@ -36,8 +36,20 @@ auto find_param_state(const State& state, const torch::Tensor& param) {
 inline const torch::optim::OptimizerParamState* optimizer_param_state(const torch::optim::Optimizer& optimizer,
                                                                       const torch::Tensor& param) {
   const auto& state = optimizer.state();
-  const auto it = compat_detail::find_param_state(state, param);
+  const auto it = state.find(compat_detail::param_state_key<std::decay_t<decltype(state)>>(param));
   return it == state.end() ? nullptr : it->second.get();
+}
+
+// The optimiser's state for `param`, made by make() (a std::unique_ptr to a subclass of
+// OptimizerParamState) where it has none yet, under the key the optimiser's own step() uses.
+template <class Make>
+torch::optim::OptimizerParamState& optimizer_param_state_or_make(torch::optim::Optimizer& optimizer,
+                                                                  const torch::Tensor& param, Make&& make) {
+  auto& state = optimizer.state();
+  auto key = compat_detail::param_state_key<std::decay_t<decltype(state)>>(param);
+  auto it = state.find(key);
+  if (it == state.end()) it = state.insert_or_assign(std::move(key), make()).first;
+  return *it->second;
 }
 
 }  // namespace rlzoo

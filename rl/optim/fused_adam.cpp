@@ -1,6 +1,6 @@
 #include "rl/optim/fused_adam.h"
 
-#include <c10/util/string_utils.h>
+#include "core/torch/compat.h"
 #include <torch/serialize/input-archive.h>
 
 #include <cmath>
@@ -48,17 +48,16 @@ torch::optim::AdamParamState& FusedAdam::state_of(const torch::Tensor& p) {
   const void* impl = p.unsafeGetTensorImpl();
   for (auto& [key, state] : cache_)
     if (key == impl) return *state;
-  // New to this optimiser: its state is made as Adam::step makes it.
-  const std::string name = c10::guts::to_string(p.unsafeGetTensorImpl());
-  auto it = state_.find(name);
-  if (it == state_.end()) {
+  // New to this optimiser: its state is made as Adam::step makes it (under Adam's own key,
+  // which differs between LibTorch 1.13 and 2.x: core/torch/compat.h).
+  auto& found = optimizer_param_state_or_make(*this, p, [&] {
     auto fresh = std::make_unique<torch::optim::AdamParamState>();
     fresh->step(0);
     fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
     fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    it = state_.insert_or_assign(name, std::move(fresh)).first;
-  }
-  auto* state = static_cast<torch::optim::AdamParamState*>(it->second.get());
+    return fresh;
+  });
+  auto* state = static_cast<torch::optim::AdamParamState*>(&found);
   cache_.emplace_back(impl, state);
   return *state;
 }
