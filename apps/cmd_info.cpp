@@ -99,6 +99,8 @@ void print_text(const nlohmann::json& j) {
     if (blas == "generic" || blas == "open")
       where = fmt::format(" (the process's sgemm_, from {})", sgemm.empty() ? "no library" : sgemm);
     fmt::print("BLAS      LibTorch's CPU operations: {}{}\n", blas, where);
+    if (blas != "generic" && blas != "open" && !sgemm.empty())
+      fmt::print("          its sgemm_ calls go to the process's first sgemm_, from {}\n", sgemm);
   }
   fmt::print("BLAS      rlzoo's hand-written paths (rl/nets/gemm.h, cblas_sgemm): {}\n",
              j["blas_hand_written"].get<std::string>());

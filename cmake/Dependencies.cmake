@@ -40,6 +40,9 @@ if(RLZOO_WITH_TORCH)
   endif()
 endif()
 if(RLZOO_WITH_TORCH)
+  # The system BLAS (libblas.so.3, OpenBLAS where installed) for the hand-written paths and,
+  # first on the link line, for LibTorch's sgemm_ calls too (core/CMakeLists.txt).
+  find_package(BLAS REQUIRED)
   # A CUDA LibTorch (PyPI's torch 2.x; Debian's 1.13 is CPU-only). Its CMake package lists the
   # CUDA libraries to link; NCCL (c10d's ProcessGroupNCCL) comes with it as the compile
   # definition USE_C10D_NCCL on its torch_cuda target.

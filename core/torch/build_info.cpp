@@ -37,7 +37,7 @@ std::string first_line_containing(const std::string& text, const std::string& ne
 void find_gpus(TorchBuildInfo& info) {
   void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (driver == nullptr) {
-    info.gpu_problem = "no NVIDIA driver (libcuda.so.1 is not installed)";
+    info.gpu_problem = "no NVIDIA driver: libcuda.so.1 is not installed";
     return;
   }
   using InitFn = int (*)(unsigned);

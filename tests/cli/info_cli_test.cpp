@@ -31,6 +31,9 @@ TEST(CliInfo, NamesLibTorchCudaNcclGpusAndBlasInLinesAndJson) {
   const std::string version = j.at("libtorch");
   EXPECT_THAT(text.out, HasSubstr("LibTorch  " + version + "\n"));
   EXPECT_FALSE(j.at("blas_libtorch").get<std::string>().empty()) << j.dump();
+  // One BLAS in the process: the sgemm_ LibTorch calls is the system's libblas.so.3 (OpenBLAS
+  // here), as rlzoo's own paths' is, whichever LibTorch this is (core/CMakeLists.txt).
+  EXPECT_THAT(j.at("sgemm_library").get<std::string>(), HasSubstr("libblas.so.3")) << j.dump();
   if (version.starts_with("1.13")) {  // Debian's: CPU only, Gloo only
     EXPECT_TRUE(j.at("cuda").is_null());
     EXPECT_FALSE(j.at("nccl").get<bool>());

@@ -9,6 +9,7 @@
 #include "core/checkpoint/reader.h"
 #include "core/checkpoint/writer.h"
 #include "core/common/error.h"
+#include "core/torch/compat.h"
 #include "core/torch/tensor_io.h"
 #include "tests/support/test_paths.h"
 
@@ -93,10 +94,10 @@ TEST_F(TensorIoTest, TrainingStateRoundTripsBitForBit) {
   expect_same_state(*net, *net2);
   const torch::Tensor p1 = net->parameters()[0];
   const torch::Tensor p2 = net2->parameters()[0];
-  const auto& s1 = static_cast<const torch::optim::AdamParamState&>(
-      *opt.state().at(c10::guts::to_string(p1.unsafeGetTensorImpl())));
-  const auto& s2 = static_cast<const torch::optim::AdamParamState&>(
-      *opt2.state().at(c10::guts::to_string(p2.unsafeGetTensorImpl())));
+  ASSERT_NE(optimizer_param_state(opt, p1), nullptr);
+  ASSERT_NE(optimizer_param_state(opt2, p2), nullptr);
+  const auto& s1 = static_cast<const torch::optim::AdamParamState&>(*optimizer_param_state(opt, p1));
+  const auto& s2 = static_cast<const torch::optim::AdamParamState&>(*optimizer_param_state(opt2, p2));
   EXPECT_EQ(s1.step(), 4);
   EXPECT_EQ(s2.step(), 4);
   EXPECT_TRUE(torch::equal(s1.exp_avg_sq(), s2.exp_avg_sq()));
