@@ -59,6 +59,11 @@ if(RLZOO_WITH_TORCH)
       endif()
     endif()
   endforeach()
+  # An installed rlzoo finds a LibTorch outside the system's folders (a venv's, which CMake's
+  # link-path rule leaves out when it lies under the build folder, as scripts/cuda-build's does).
+  if(TORCH_INSTALL_PREFIX AND NOT TORCH_INSTALL_PREFIX MATCHES "^/usr(/|$)")
+    list(APPEND CMAKE_INSTALL_RPATH "${TORCH_INSTALL_PREFIX}/lib")
+  endif()
   # The fmt, Protobuf and pybind11 headers inside PyPI's torch stay off the include path.
   include(${CMAKE_CURRENT_LIST_DIR}/TorchIncludes.cmake)
   rlzoo_hide_bundled_headers()
