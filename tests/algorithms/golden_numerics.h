@@ -93,7 +93,7 @@ inline std::string expected_for_this_kernel(const Golden& golden, std::string& k
   KernelValues values{golden.avx2, golden.skylakex, golden.cooperlake};
   if (kTorchVersion == 211) {
     values = golden.pypi_libtorch_2_11;
-    kernel = "LibTorch 2.11 (PyPI, MKL) with " + kernel;
+    kernel = "LibTorch 2.11 (PyPI) with " + kernel;
   } else if (kTorchVersion != 113) {
     kernel = "LibTorch " + std::to_string(kTorchVersion / 100) + "." + std::to_string(kTorchVersion % 100) +
              ", which has no records, with " + kernel;

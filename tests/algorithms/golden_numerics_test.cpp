@@ -54,6 +54,10 @@ namespace {
 // A kernel's value not recorded yet (the test skips under it): see the note above on 2026-11-29.
 const std::string kNotRecordedHere;
 
+// PyPI's LibTorch 2.11 (scripts/cuda-build), recorded 2026-12-07 (issue #68) under OpenBLAS's
+// Cooperlake kernel only, the kernel of this project's machine that day (docs/testing.md).
+test::KernelValues pypi_2_11(const std::string& cooperlake) { return {kNotRecordedHere, kNotRecordedHere, cooperlake}; }
+
 void expect_golden(const std::string& algo, const std::string& env, std::vector<std::string> overrides,
                    std::int64_t steps, const test::Golden& golden) {
   register_builtin_envs();
@@ -77,7 +81,8 @@ void expect_golden(const std::string& algo, const std::string& env, std::vector<
 TEST(GoldenNumerics, Ppo) {
   expect_golden("ppo", "CartPole-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32"},
                 512,
-                {"99dd821699cab8a6000f3ea17ca68aa937ba3f4e1c1677ac56210093cf0b0a5b", kNotRecordedHere, kNotRecordedHere});
+                {"99dd821699cab8a6000f3ea17ca68aa937ba3f4e1c1677ac56210093cf0b0a5b", kNotRecordedHere, kNotRecordedHere,
+                 pypi_2_11("7617369b0082439908feb616c38013bd0cfc8746da3d15720434e6249c31cde7")});
 }
 
 // A Gaussian policy with normalised observations and rewards, through two time-outs (Pendulum
@@ -89,14 +94,16 @@ TEST(GoldenNumerics, PpoGaussianNormalised) {
                 {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=32",
                  "hyperparams.normalize_obs=true", "hyperparams.normalize_reward=true"},
                 512,
-                {"b79d837a81887402c4fcd4b3417cc13c003ee09350fd00a8fb64dabb41dab79f", kNotRecordedHere, kNotRecordedHere});
+                {"b79d837a81887402c4fcd4b3417cc13c003ee09350fd00a8fb64dabb41dab79f", kNotRecordedHere, kNotRecordedHere,
+                 pypi_2_11("9a9ce891d560dd832924ab5c06992b667f31f538ba21d1ba318bd5e654c916dd")});
 }
 
 TEST(GoldenNumerics, Dqn) {
   expect_golden("dqn", "CartPole-v1", {"hyperparams.learning_starts=200"}, 1000,
                 {"41e241135bfd2812a135fb8132821cfb898025e7e865170c9c7e0c41cdd70739",
                  "5241e3c1c4e689a864f584bc76ed7cf8b8957f1dd8d1c2a7aba46df39a71f30a",
-                 "5241e3c1c4e689a864f584bc76ed7cf8b8957f1dd8d1c2a7aba46df39a71f30a"});
+                 "5241e3c1c4e689a864f584bc76ed7cf8b8957f1dd8d1c2a7aba46df39a71f30a",
+                 pypi_2_11("5241e3c1c4e689a864f584bc76ed7cf8b8957f1dd8d1c2a7aba46df39a71f30a")});
 }
 
 TEST(GoldenNumerics, StormPg) {
@@ -104,14 +111,16 @@ TEST(GoldenNumerics, StormPg) {
                 {"hyperparams.batch_size=5", "hyperparams.initial_batch=5", "hyperparams.horizon=50"}, 500,
                 {"2e9d79d6c7e384a7dd78ec88fe6f3d5185fe290c7f75336af0cbf4c4560a234d",
                  "991d2e3f118ca2b675ef7ba33626e0b1df25b8b64d9c4da216e6b3e6457e93c0",
-                 "991d2e3f118ca2b675ef7ba33626e0b1df25b8b64d9c4da216e6b3e6457e93c0"});
+                 "991d2e3f118ca2b675ef7ba33626e0b1df25b8b64d9c4da216e6b3e6457e93c0",
+                 pypi_2_11("bd38612da8cf36851cd9fdcfaf91ff3129395456cbdb19890f4c86021dc4bf2a")});
 }
 
 TEST(GoldenNumerics, Secbad) {
   expect_golden("secbad", "SecbadGrid-v0",
                 {"hyperparams.ppo.n_envs=4", "hyperparams.vae.pretrain_frames=0", "hyperparams.vae.batch_episodes=4"},
                 720,
-                {"5aa77437410040c7117488c2285ee7c53c8140aa89db7189d83783ba9848757f", kNotRecordedHere, kNotRecordedHere});
+                {"5aa77437410040c7117488c2285ee7c53c8140aa89db7189d83783ba9848757f", kNotRecordedHere, kNotRecordedHere,
+                 pypi_2_11("8c5d7cf028f9482a504ecee8a10d3366996a216fd339018f86574213b2f01f88")});
 }
 
 TEST(GoldenNumerics, Dt) {
@@ -122,7 +131,8 @@ TEST(GoldenNumerics, Dt) {
                 100,
                 {"253a44c19f5ea795ac30ddce83acca8629efccf4d71af197241ee9826d42a5a7",
                  "203f5c3ab7c5fe0987ad6c0f6ea55ec673b8014c3dd2084d276b226c5e513d8c",
-                 "203f5c3ab7c5fe0987ad6c0f6ea55ec673b8014c3dd2084d276b226c5e513d8c"});
+                 "203f5c3ab7c5fe0987ad6c0f6ea55ec673b8014c3dd2084d276b226c5e513d8c",
+                 pypi_2_11("c133af70e198367e97416dd18f8c04098d7ca50febf3035352b0d881a80bdff8")});
 }
 
 }  // namespace
