@@ -31,13 +31,25 @@ struct AlgorithmEntry {
   AlgorithmCapabilities capabilities;
 };
 
+// The torch/BLAS threads an agent of this preset computes with (configure_threads(): the
+// preset's torch_threads; BLAS the same where capabilities.blas_uses_torch_threads, else 1).
+// Set before the agent is built, not only when it learns: the thread count picks a threaded
+// BLAS's partition of a product, so initial weights made with another count (an orthogonal
+// init's QR under PyPI LibTorch's MKL) differ in their last bits. `announce`: log the settings
+// (learn() does; building an agent does not, as a command may be printing JSON).
+void use_agent_threads(const PresetConfig& preset, const AlgorithmCapabilities& capabilities, bool announce);
+
 // The entry of agent class A, whose constructor is A(const AgentSetup&, args...) and which
 // restores a checkpoint with restore(reader); Config documents its hyperparameters.
 template <class A, class Config, class... Args>
 AlgorithmEntry algorithm_entry(std::string description, AlgorithmCapabilities capabilities, Args... args) {
   return AlgorithmEntry{
-      [=](const AgentSetup& s) -> std::unique_ptr<Agent> { return std::make_unique<A>(s, args...); },
+      [=](const AgentSetup& s) -> std::unique_ptr<Agent> {
+        use_agent_threads(s.preset, capabilities, /*announce=*/false);
+        return std::make_unique<A>(s, args...);
+      },
       [=](const AgentSetup& s, const CheckpointReader& r) -> std::unique_ptr<Agent> {
+        use_agent_threads(s.preset, capabilities, /*announce=*/false);
         auto agent = std::make_unique<A>(s, args...);
         agent->restore(r);
         return agent;

@@ -5,7 +5,6 @@
 #include "rl/agent.h"
 #include "rl/algorithm_registry.h"
 #include "rl/training_run.h"
-#include "core/torch/threads.h"
 
 namespace rlzoo {
 
@@ -32,10 +31,7 @@ YAML::Node Agent::config() const {
   return n;
 }
 
-void Agent::use_learner_threads() const {
-  const int threads = preset().torch_threads;
-  configure_threads(threads, capabilities().blas_uses_torch_threads ? threads : 1);
-}
+void Agent::use_learner_threads() const { use_agent_threads(preset(), capabilities(), /*announce=*/true); }
 
 void Agent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   const AlgorithmCapabilities& caps = capabilities();

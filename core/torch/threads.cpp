@@ -35,7 +35,7 @@ void set_interop_once(int n) {
 
 }  // namespace
 
-ThreadSettings configure_threads(int torch_threads, int blas_threads) {
+ThreadSettings configure_threads(int torch_threads, int blas_threads, bool announce) {
   if (torch_threads < 0 || blas_threads < 0)
     throw UserError(fmt::format("thread counts must be >= 0 (0 = library default), got torch={} blas={}",
                                 torch_threads, blas_threads));
@@ -51,6 +51,7 @@ ThreadSettings configure_threads(int torch_threads, int blas_threads) {
   s.torch_threads = at::get_num_threads();
   s.interop_threads = at::get_num_interop_threads();
   s.blas = detect_blas();
+  if (!announce) return s;
   // Said once per change: learn() configures the threads on every call.
   static std::string last_said;
   const std::string said = fmt::format("threads: torch={} interop={} BLAS={} threads={}", s.torch_threads,

@@ -21,9 +21,11 @@ struct ThreadSettings {
 // work: the first call that asks for one sets it, later calls asking for a different count
 // keep the first and log a warning (as does a call made after LibTorch fixed it itself).
 //
-// Logs one line ("threads: torch=1 interop=1 BLAS=OpenBLAS 0.3.21 ... threads=1") and warns
-// when the active BLAS is not OpenBLAS (about 7x slower). Safe to call from several threads.
-ThreadSettings configure_threads(int torch_threads, int blas_threads);
+// Logs one line ("threads: torch=1 interop=1 BLAS=OpenBLAS 0.3.21 ... threads=1") when the
+// settings differ from the last line logged, and warns when the active BLAS is not OpenBLAS
+// (about 7x slower); `announce` false logs nothing (an agent being built: the command may be
+// printing JSON). Safe to call from several threads.
+ThreadSettings configure_threads(int torch_threads, int blas_threads, bool announce = true);
 
 }  // namespace rlzoo
 

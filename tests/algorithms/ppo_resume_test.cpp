@@ -5,7 +5,6 @@
 #include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "algorithms/ppo/ppo.h"
-#include "core/torch/compat.h"
 #include "envs/builtin.h"
 #include "tests/support/test_paths.h"
 
@@ -17,16 +16,6 @@ void expect_same_parameters(torch::nn::Module& a, torch::nn::Module& b) {
   ASSERT_EQ(pa.size(), pb.size());
   for (const auto& p : pa) EXPECT_TRUE(p.value().equal(pb[p.key()])) << p.key();
 }
-
-// Known gap (issue #68's closing note, docs/gpu.md): on PyPI's LibTorch 2.11 (the CUDA build,
-// CPU arithmetic) PPO does not learn in two learn() calls exactly as in one (Pendulum with
-// normalisers, CartPole): a resumed run equals the two-call run there (check_algorithm's
-// exact_resume passes), not the uninterrupted one. Debian's LibTorch 1.13 holds all three to
-// the bit.
-#define RLZOO_SKIP_ON_PYPI_LIBTORCH()                                                                        \
-  if (kTorchVersion != 113)                                                                                  \
-  GTEST_SKIP() << "LibTorch " << TORCH_VERSION << ": PPO's one-call and two-call runs differ in the last bits " \
-               << "there (a known gap of the CUDA build's CPU path, docs/gpu.md); exact on Debian's 1.13"
 
 void check_resume(const std::string& env, const std::vector<std::string>& overrides, std::int64_t cycle) {
   register_builtin_envs();
@@ -55,7 +44,6 @@ void check_resume(const std::string& env, const std::vector<std::string>& overri
 // The invariant exact resume rests on: learning in two calls is learning in one. (Each agent
 // is made after the previous one learned: making an agent seeds LibTorch's global generator.)
 TEST(PpoResume, TwoLearnCallsAreOne) {
-  RLZOO_SKIP_ON_PYPI_LIBTORCH();
   register_builtin_envs();
   register_builtin_algorithms();
   const std::vector<std::string> overrides{"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=64",
@@ -74,7 +62,6 @@ TEST(PpoResume, TwoLearnCallsAreOne) {
 }
 
 TEST(PpoResume, CartPoleContinuesBitForBit) {
-  RLZOO_SKIP_ON_PYPI_LIBTORCH();
   // 4 envs x 32 steps = 128 steps per cycle; episodes are mid-way at the checkpoint.
   check_resume("CartPole-v1", {"hyperparams.n_envs=4", "hyperparams.n_steps=32", "hyperparams.batch_size=32",
                                "hyperparams.n_epochs=2", "hyperparams.lr_schedule=linear", "n_timesteps=2000"},
@@ -82,7 +69,6 @@ TEST(PpoResume, CartPoleContinuesBitForBit) {
 }
 
 TEST(PpoResume, PendulumWithNormalisersContinuesBitForBit) {
-  RLZOO_SKIP_ON_PYPI_LIBTORCH();
   check_resume("Pendulum-v1", {"hyperparams.n_envs=2", "hyperparams.n_steps=64", "hyperparams.batch_size=64",
                                "hyperparams.n_epochs=2", "hyperparams.normalize_obs=true",
                                "hyperparams.normalize_reward=true"},
@@ -90,7 +76,6 @@ TEST(PpoResume, PendulumWithNormalisersContinuesBitForBit) {
 }
 
 TEST(PpoResume, RecurrentContinuesBitForBit) {
-  RLZOO_SKIP_ON_PYPI_LIBTORCH();
   // The training envs' LSTM state is saved with them, mid-episode.
   check_resume("CartPoleNoVel-v1", {"hyperparams.n_envs=4", "hyperparams.n_steps=32", "hyperparams.batch_size=64",
                                     "hyperparams.n_epochs=2", "hyperparams.normalize_obs=true",
