@@ -4,6 +4,18 @@
 
 namespace rlzoo::cli {
 
+namespace {
+
+// --help prints each option's default beside it, as docs/cli.md does: the default captured
+// from the bound variable where the option did not set one (flags have none).
+void show_defaults(CLI::App& app) {
+  for (CLI::Option* o : app.get_options([](CLI::Option*) { return true; }))
+    if (o->get_items_expected_max() > 0 && o->get_default_str().empty()) o->capture_default_str();
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) show_defaults(*sub);
+}
+
+}  // namespace
+
 void add_all_commands(CLI::App& app, const std::string& command_line) {
   app.set_version_flag("--version", std::string("rlzoo ") + RLZOO_VERSION);
   app.require_subcommand(1);
@@ -23,6 +35,7 @@ void add_all_commands(CLI::App& app, const std::string& command_line) {
   add_export_command(app);
 #endif
   add_docs_command(app);
+  show_defaults(app);
 }
 
 }  // namespace rlzoo::cli

@@ -21,6 +21,7 @@
 #include "datasets/hdf5_import.h"
 #include "datasets/merge.h"
 #include "datasets/slice.h"
+#include "apps/cli_checks.h"
 #include "apps/commands.h"
 #include "core/checkpoint/manifest.h"
 #include "core/env/env_purpose.h"
@@ -275,13 +276,13 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line) {
   auto* collect = dataset->add_subcommand("collect", "Record episodes of a saved agent (or a random policy) into a dataset");
   collect->add_option("--agent", c->agent, "Agent or run directory (as for rlzoo eval)");
   collect->add_option("--env", c->env, "Collect with a uniform random policy on this env instead of an agent");
-  collect->add_option("--episodes,-n", c->episodes, "Episodes (at most, with --steps)")->check(CLI::PositiveNumber);
-  collect->add_option("--steps", c->steps, "Whole episodes until at least this many steps")->check(CLI::PositiveNumber);
+  collect->add_option("--episodes,-n", c->episodes, "Episodes (at most, with --steps)")->check(positive());
+  collect->add_option("--steps", c->steps, "Whole episodes until at least this many steps")->check(positive());
   collect->add_option("--out,-o", c->out, "Dataset directory to create")->required();
   collect->add_option("--epsilon", c->epsilon, "Probability of a uniform random action instead of the agent's")
       ->check(CLI::Range(0.0, 1.0));
   collect->add_option("--noise", c->noise, "Std of Gaussian noise added to Box actions (then clipped)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   collect->add_option("--seed", c->seed, "Seed of the env resets, the agent's sampling and epsilon/noise");
   collect->add_flag("--stochastic", c->stochastic, "Sample the agent's actions instead of taking the most likely");
   collect->add_flag("--overwrite", c->overwrite, "Replace a dataset already in --out");
@@ -312,11 +313,11 @@ void add_dataset_commands(CLI::App& app, const std::string& command_line) {
   slice->add_option("--out,-o", sl->out, "Dataset directory to create")->required();
   auto* first_steps = slice->add_option("--first-steps", sl->first_steps,
                                         "The first episodes whose lengths sum to at most N steps")
-                          ->check(CLI::PositiveNumber);
+                          ->check(positive());
   auto* first_episodes =
-      slice->add_option("--first-episodes", sl->first_episodes, "The first N episodes")->check(CLI::PositiveNumber);
+      slice->add_option("--first-episodes", sl->first_episodes, "The first N episodes")->check(positive());
   auto* last_episodes =
-      slice->add_option("--last-episodes", sl->last_episodes, "The last N episodes")->check(CLI::PositiveNumber);
+      slice->add_option("--last-episodes", sl->last_episodes, "The last N episodes")->check(positive());
   first_steps->excludes(first_episodes)->excludes(last_episodes);
   first_episodes->excludes(last_episodes);
   slice->add_flag("--overwrite", sl->overwrite, "Replace a dataset already in --out");

@@ -13,6 +13,7 @@
 
 #include "rl/agent.h"
 #include "rl/algorithm_registry.h"
+#include "apps/cli_checks.h"
 #include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
@@ -38,9 +39,9 @@ struct LearnerGroupCli {
 
 void add_group_options(CLI::App* cmd, LearnerGroupCli& g) {
   cmd->add_option("--learners", g.learners, "Learner processes averaging gradients (c10d: Gloo on the CPU, NCCL on CUDA)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->add_option("--rank", g.rank, "This learner's index, 0..learners-1 (rank 0 hosts the rendezvous)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--rendezvous", g.rendezvous, "host:port where the learners meet (a TCPStore on rank 0)")
       ->default_val(g.rendezvous);
 }
@@ -192,7 +193,7 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
   l->train.command_line = command_line;
   auto* learner = app.add_subcommand("learner", "Train with actor processes (rlzoo actor) sending trajectories over gRPC");
   learner->add_option("--preset,-p", l->train.preset, "Preset YAML file (its runtime.actors: trajectories per round)");
-  learner->add_option("--set,-s", l->train.sets, "Override a preset key");
+  one_value_per_use(learner->add_option("--set,-s", l->train.sets, "Override a preset key, one KEY=VALUE per --set (repeat it)"));
   learner->add_option("--seed", l->train.seed, "Seed (overrides the preset's)");
   learner->add_option("--run-dir", l->train.run_dir, "Run directory (default runs/<algo>/<env>_<N>)");
   learner->add_option("--resume", l->train.resume, "Continue the run in this directory from its latest checkpoint");
@@ -206,9 +207,9 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
   learner->add_option("--stats-file", l->server.stats_file, "Keep the fleet's counters (JSON) in this file");
   learner->add_option("--heartbeat-timeout-ms", l->server.heartbeat_timeout_ms,
                       "Forget an actor silent for this long (its queued trajectories are discarded)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   learner->add_option("--max-message-mb", l->max_message_mb, "Largest message accepted or sent")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   add_group_options(learner, l->group);
   learner->callback([l] { run_learner_command(*l); });
 
@@ -220,10 +221,10 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
   actor->add_option("--actor-id", a->actor.actor_id, "Slot to take (its envs' seeds); -1: any free one");
   actor->add_option("--max-trajectories", a->actor.max_trajectories, "Stop after this many (-1: until the learner ends)");
   actor->add_option("--max-idle-s", a->max_idle_s, "Give up after this long without reaching the learner")
-      ->check(CLI::PositiveNumber);
-  actor->add_option("--deadline-ms", a->actor.deadline_ms, "Deadline of each call")->check(CLI::PositiveNumber);
+      ->check(positive());
+  actor->add_option("--deadline-ms", a->actor.deadline_ms, "Deadline of each call")->check(positive());
   actor->add_option("--max-message-mb", a->max_message_mb, "Largest message accepted or sent")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   actor->callback([a] { run_actor_command(*a); });
 
   auto launch_opts = std::make_shared<LaunchOptions>();
@@ -231,14 +232,14 @@ void add_distributed_commands(CLI::App& app, const std::string& command_line, st
   auto launch_sets = std::make_shared<std::vector<std::string>>();
   auto* launch = app.add_subcommand("launch", "Run a local fleet as processes: learner(s) and actors, crashed actors restarted");
   launch->add_option("--preset,-p", *launch_preset, "The learner's preset")->required();
-  launch->add_option("--set,-s", *launch_sets, "Override a preset key");
-  launch->add_option("--actors", launch_opts->actors, "Actor processes")->check(CLI::PositiveNumber);
+  one_value_per_use(launch->add_option("--set,-s", *launch_sets, "Override a preset key, one KEY=VALUE per --set (repeat it)"));
+  launch->add_option("--actors", launch_opts->actors, "Actor processes")->check(positive());
   launch->add_option("--learners", launch_opts->learners, "Learner processes (a c10d group when > 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   launch->add_option("--run-dir", launch_opts->run_dir, "Run directory")->required();
   launch->add_option("--log-dir", launch_opts->log_dir, "One log file per process here (default: this terminal)");
   launch->add_option("--max-backoff-s", launch_opts->max_backoff_s, "Longest wait before restarting a crashed actor")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   launch->callback([=] {
     LaunchOptions o = *launch_opts;
     o.executable = executable_path().string();

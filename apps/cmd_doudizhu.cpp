@@ -12,6 +12,7 @@
 #include "rl/agent.h"
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/dmc.h"
+#include "apps/cli_checks.h"
 #include "apps/commands.h"
 #include "apps/doudizhu_agents.h"
 #include "apps/json_lines.h"
@@ -109,11 +110,11 @@ void add_doudizhu_commands(CLI::App& app) {
   auto* down = ev->add_option("--landlord-down", eo->landlord_down, "the landlord_down seat instead of --peasants");
   auto* up = ev->add_option("--landlord-up", eo->landlord_up, "the landlord_up seat instead of --peasants");
   peasants->excludes(down)->excludes(up);
-  ev->add_option("--deals", eo->deals, "random deals")->check(CLI::PositiveNumber);
+  ev->add_option("--deals", eo->deals, "random deals")->check(positive());
   ev->add_option("--seed", eo->seed, "seed of the deals");
   ev->add_flag("--swap", eo->swap, "also play every deal with the roles exchanged");
   ev->add_option("--parallel-games", eo->parallel, "games in flight (batched network evaluation)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   ev->add_option("--answer-timeout", eo->answer_timeout, "seconds an outside program may take per answer")
       ->check(CLI::Range(1e-3, 1e6));
   ev->add_flag("--json", eo->json, "print the result as one JSON object");

@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/commands.h"
 #include "apps/replay.h"
 #include "core/common/error.h"
+#include "core/common/strings.h"
 #include "core/config/yaml_io.h"
 #include "core/registry/check_env.h"
 #include "core/registry/env_registry.h"
@@ -45,7 +47,19 @@ struct CheckOptions {
   bool deterministic = false;
 };
 
-// Prints one report per env; exits 1 when any env fails (2 for bad arguments, as usual).
+// The keyword arguments an env cannot be made without (required, no default), "" if none.
+std::string required_kwargs(const EnvEntry& entry) {
+  std::vector<std::string> keys;
+  if (entry.describe_kwargs)
+    for (const auto& f : entry.describe_kwargs())
+      if (f.required) keys.push_back(fmt::format("{} ({})", f.key, f.doc));
+  return join(keys);
+}
+
+// Prints one report per env and, for several, a summary naming each failure; exits 1 when any
+// env fails (2 for bad arguments, as usual). With --all, an env that needs kwargs nobody gave
+// is skipped, saying which, and one that cannot be made with its defaults is a failure of that
+// env while the others are still checked.
 void check_envs(const CheckOptions& o) {
   std::vector<std::string> ids = o.ids;
   if (o.all) {
@@ -54,21 +68,42 @@ void check_envs(const CheckOptions& o) {
     ids = env_registry().names();
   }
   if (ids.empty()) throw UserError("env check: give at least one env id (see `rlzoo list`) or --all");
+  for (const auto& id : ids) env_registry().get(id);  // an unknown id is bad input: nothing checked
   const YAML::Node kwargs = o.kwargs.empty() ? YAML::Node() : load_yaml_string(o.kwargs, "--kwargs");
-  ConformanceOptions opts;
-  opts.seeds = o.seeds;
-  opts.episodes_per_seed = o.episodes;
-  opts.max_steps_per_episode = o.max_steps;
-  opts.expect_seed_dependence = !o.deterministic;
-  int failed = 0;
+  std::vector<std::string> failed, skipped;
   for (const auto& id : ids) {
-    const ConformanceReport report = check_env(id, kwargs, opts);
-    fmt::print("{}: {}\n", report.ok() ? "ok    " : "FAILED", report.summary());
+    const EnvEntry& entry = env_registry().get(id);
+    if (o.all) {
+      if (const std::string needs = required_kwargs(entry); !needs.empty()) {
+        fmt::print("skipped {}: it needs kwargs: {}; check it with rlzoo env check {} --kwargs '{{...}}'\n", id, needs,
+                   id);
+        skipped.push_back(id);
+        continue;
+      }
+    }
+    ConformanceOptions opts;
+    opts.seeds = o.seeds;
+    opts.episodes_per_seed = o.episodes;
+    opts.max_steps_per_episode = o.max_steps;
+    opts.expect_seed_dependence = !o.deterministic;  // check_env() knows the envs registered as deterministic
+    try {
+      const ConformanceReport report = check_env(id, kwargs, opts);
+      fmt::print("{}: {}\n", report.ok() ? "ok    " : "FAILED", report.summary());
+      if (!report.ok()) failed.push_back(id);
+    } catch (const UserError& e) {
+      if (!o.all) throw;  // the ids and kwargs the user gave: bad input, as always
+      fmt::print("FAILED: {} cannot be made with its defaults: {}\n", id, e.what());
+      failed.push_back(id);
+    }
     std::fflush(stdout);
-    failed += report.ok() ? 0 : 1;
   }
-  if (ids.size() > 1) fmt::print("{} of {} envs passed\n", ids.size() - failed, ids.size());
-  if (failed > 0) throw ExitWith{1};
+  if (ids.size() > 1) {
+    const std::size_t checked = ids.size() - skipped.size();
+    fmt::print("{} of {} envs passed{}{}\n", checked - failed.size(), checked,
+               failed.empty() ? "" : "; failed: " + join(failed),
+               skipped.empty() ? "" : fmt::format("; {} skipped (need kwargs): {}", skipped.size(), join(skipped)));
+  }
+  if (!failed.empty()) throw ExitWith{1};
 }
 
 }  // namespace
@@ -92,11 +127,12 @@ void add_env_commands(CLI::App& app) {
   check->add_option("--kwargs", co->kwargs, "Keyword arguments of the env as YAML, e.g. '{g: 9.81}'");
   check->add_option("--seeds", co->seeds, "Env seeds, one trajectory each (at least two for the divergence check)")
       ->capture_default_str();
-  check->add_option("--episodes", co->episodes, "Episodes per seed")->capture_default_str()->check(CLI::PositiveNumber);
+  check->add_option("--episodes", co->episodes, "Episodes per seed")->capture_default_str()->check(positive());
   check->add_option("--max-steps", co->max_steps, "Step budget of one episode (0: the time limit, else 10000)")
       ->capture_default_str();
   check->add_flag("--deterministic", co->deterministic,
-                  "The env does not depend on its seed (fixed start, deterministic rules): skip the divergence check");
+                  "The env does not depend on its seed (fixed start, deterministic rules): skip the divergence check "
+                  "(the built-in deterministic envs declare it themselves)");
   check->callback([co] { check_envs(*co); });
 
   auto* replay = env->add_subcommand(

@@ -11,6 +11,7 @@
 
 #include "rl/agent.h"
 #include "rl/export/torchscript_export.h"
+#include "apps/cli_checks.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
 #include "core/common/strings.h"
@@ -71,7 +72,7 @@ void add_export_command(CLI::App& app) {
   cmd->add_option("--format,-f", *format, "Export format: torchscript");
   cmd->add_option("--check", *check,
                   "Compare the written file with the agent's act() on this many sampled observations (0: skip)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   auto samples = std::make_shared<std::string>();
   cmd->add_option("--samples", *samples,
                   "Also write the checked observations and the agent's actions as JSON (to test a loader elsewhere)");

@@ -14,6 +14,8 @@
 #include "rl/agent.h"
 #include "rl/agent_checkpoint.h"
 #include "rl/algorithm_registry.h"
+#include "apps/app_paths.h"
+#include "apps/cli_checks.h"
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/checkpoint/manager.h"
@@ -90,19 +92,47 @@ std::string next_run_dir(const std::string& algo, const std::string& env) {
   return (base / fmt::format("{}_{}", env, n + 1)).string();
 }
 
+namespace {
+
+// --preset's file: the path as given, else a shipped preset by name (ppo/CartPole-v1, with or
+// without .yaml), found from any folder.
+std::string preset_file(const std::string& given) {
+  if (fs::is_regular_file(given)) return given;
+  for (const fs::path candidate : {presets_dir() / given, presets_dir() / (given + ".yaml")})
+    if (fs::is_regular_file(candidate)) return candidate.string();
+  throw UserError(fmt::format("--preset {}: no such file, and no shipped preset of that name in {} (names look like "
+                              "ppo/CartPole-v1; rlzoo list presets)",
+                              given, presets_dir().string()));
+}
+
+}  // namespace
+
 YAML::Node resolved_train_preset(const TrainOptions& o, ConfigContext& ctx) {
   YAML::Node root;
   if (!o.preset.empty()) {
-    root = load_yaml_file(o.preset);
-    ctx = ConfigContext(o.preset);
     if (!o.algo.empty() || !o.env.empty())
       throw UserError("give either a preset (--preset) or ALGO ENV, not both (override keys with --set)");
+    if (o.no_preset) throw UserError("give either --preset or --no-preset, not both");
+    const std::string file = preset_file(o.preset);
+    root = load_yaml_file(file);
+    ctx = ConfigContext(file);
   } else {
     if (o.algo.empty() || o.env.empty()) throw UserError("train needs ALGO ENV or --preset FILE (or --resume DIR)");
-    root = YAML::Node(YAML::NodeType::Map);
-    root["algo"] = o.algo;
-    root["env"] = o.env;
-    ctx = ConfigContext(fmt::format("rlzoo train {} {}", o.algo, o.env));
+    const fs::path shipped = presets_dir() / o.algo / (o.env + ".yaml");
+    if (!o.no_preset && fs::is_regular_file(shipped)) {
+      root = load_yaml_file(shipped.string());
+      ctx = ConfigContext(shipped.string());
+      if (!root["algo"] || root["algo"].as<std::string>() != o.algo || !root["env"] ||
+          root["env"].as<std::string>() != o.env)
+        throw UserError(fmt::format("{}: the shipped preset for {} {} names another algo or env", shipped.string(),
+                                    o.algo, o.env));
+      spdlog::info("using the shipped preset {} (tuned; --no-preset for {}'s defaults)", shipped.string(), o.algo);
+    } else {
+      root = YAML::Node(YAML::NodeType::Map);
+      root["algo"] = o.algo;
+      root["env"] = o.env;
+      ctx = ConfigContext(fmt::format("rlzoo train {} {}", o.algo, o.env));
+    }
   }
   for (const auto& s : o.sets) apply_override(root, s, ctx);
   if (o.seed) apply_override(root, fmt::format("seed={}", *o.seed), ctx);
@@ -113,20 +143,70 @@ YAML::Node resolved_train_preset(const TrainOptions& o, ConfigContext& ctx) {
   return root;
 }
 
-void run_train(TrainOptions& o) {
-  if (!o.resume.empty()) {
-    if (!o.preset.empty() || !o.algo.empty() || !o.sets.empty())
-      throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm, env or --set");
-    const std::string dir = resolve_agent_dir(o.resume);
-    check_resume_config(o.resume, CheckpointReader::open(dir));
-    auto agent = load_agent(dir);
-    if (o.prepare) o.prepare(*agent);
-    const auto total = agent->preset_timesteps();
-    spdlog::info("resuming {} at {} of {} steps", o.resume, agent->num_timesteps(), total);
-    agent->set_progress_bar(!o.quiet);
-    train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
-    return;
+namespace {
+
+// N of `--resume D --set n_timesteps=N`, the one key a resumed run takes; nullopt without --set.
+std::optional<std::int64_t> extended_timesteps(const std::vector<std::string>& sets) {
+  std::optional<std::int64_t> n;
+  for (const auto& s : sets) {
+    const std::string key = s.substr(0, s.find('='));
+    if (key != "n_timesteps" || s.size() == key.size())
+      throw UserError(fmt::format("--resume continues a run as it was configured; --set {}: only n_timesteps=N (a "
+                                  "larger budget, to train longer) is taken",
+                                  s));
+    const std::string value = s.substr(key.size() + 1);
+    std::size_t used = 0;
+    std::int64_t v = 0;
+    try {
+      v = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != value.size() || v < 1)
+      throw UserError(fmt::format("--set {}: n_timesteps must be a whole number >= 1", s));
+    n = v;
   }
+  return n;
+}
+
+void resume_train(TrainOptions& o) {
+  if (!o.preset.empty() || !o.algo.empty() || o.no_preset)
+    throw UserError("--resume continues a run as it was configured; it takes no preset, algorithm or env (only --set "
+                    "n_timesteps=N, to train longer)");
+  const std::optional<std::int64_t> extend = extended_timesteps(o.sets);
+  const std::string dir = resolve_agent_dir(o.resume);
+  check_resume_config(o.resume, CheckpointReader::open(dir));
+  // The run's budget is its preset.yaml's (an extended run's is larger than its checkpoints').
+  const fs::path run_preset = fs::path(o.resume) / "preset.yaml";
+  std::vector<std::string> overrides;
+  if (extend)
+    overrides.push_back(fmt::format("n_timesteps={}", *extend));
+  else if (fs::exists(run_preset))
+    if (const YAML::Node n = load_yaml_file(run_preset.string())["n_timesteps"]) overrides.push_back("n_timesteps=" + n.Scalar());
+  auto agent = load_agent(dir, overrides);
+  if (extend) {
+    if (*extend < agent->num_timesteps())
+      throw UserError(fmt::format("--set n_timesteps={}: the run is at {} steps already; give a larger budget", *extend,
+                                  agent->num_timesteps()));
+    if (fs::exists(run_preset)) {  // later resumes go on to the new budget
+      YAML::Node preset = load_yaml_file(run_preset.string());
+      preset["n_timesteps"] = *extend;
+      YAML::Emitter e;
+      e << preset;
+      write_text(run_preset, std::string(e.c_str()) + "\n");
+    }
+  }
+  if (o.prepare) o.prepare(*agent);
+  const auto total = agent->preset_timesteps();
+  spdlog::info("{} {} at {} of {} steps", extend ? "extending" : "resuming", o.resume, agent->num_timesteps(), total);
+  agent->set_progress_bar(!o.quiet);
+  train_with_callbacks(*agent, o.resume, total - agent->num_timesteps());
+}
+
+}  // namespace
+
+void run_train(TrainOptions& o) {
+  if (!o.resume.empty()) return resume_train(o);
   ConfigContext ctx("<command line>");
   const YAML::Node root = resolved_train_preset(o, ctx);
   // Validate everything before anything is written.
@@ -219,11 +299,16 @@ std::shared_ptr<TrainOptions> add_train_commands(CLI::App& app, const std::strin
   auto* train = app.add_subcommand("train", "Train an agent: ALGO ENV, or --preset FILE, or --resume DIR");
   train->add_option("algo", o->algo, "Algorithm id (rlzoo list algos)");
   train->add_option("env", o->env, "Env id (rlzoo list envs)");
-  train->add_option("--preset,-p", o->preset, "Preset YAML file (configs/<algo>/<env>.yaml)");
-  train->add_option("--set,-s", o->sets, "Override a preset key: --set hyperparams.learning_rate=0.001");
+  train->add_option("--preset,-p", o->preset,
+                    "Preset YAML file, or a shipped preset's name (ppo/CartPole-v1); ALGO ENV alone uses the shipped "
+                    "preset for the pair when there is one");
+  train->add_flag("--no-preset", o->no_preset, "With ALGO ENV: the algorithm's defaults, not the shipped preset");
+  one_value_per_use(train->add_option("--set,-s", o->sets, "Override a preset key, one KEY=VALUE per --set (repeat it): --set hyperparams.learning_rate=0.001"));
   train->add_option("--seed", o->seed, "Seed (overrides the preset's)");
   train->add_option("--run-dir", o->run_dir, "Run directory (default runs/<algo>/<env>_<N>)");
-  train->add_option("--resume", o->resume, "Continue the run in this directory from its latest checkpoint");
+  train->add_option("--resume", o->resume,
+                    "Continue the run in this directory from its latest checkpoint (with --set n_timesteps=N: "
+                    "train a finished run on to N steps)");
   train->add_flag("--quiet,-q", o->quiet, "No progress bar");
   train->callback([o] { run_train(*o); });
 
@@ -232,11 +317,11 @@ std::shared_ptr<TrainOptions> add_train_commands(CLI::App& app, const std::strin
   auto stochastic = std::make_shared<bool>(false);
   auto* eval = app.add_subcommand("eval", "Evaluate a saved agent or run: mean +/- std return");
   eval->add_option("dir", *dir, "Agent or run directory")->required();
-  eval->add_option("--episodes,-n", *episodes, "Episodes")->check(CLI::PositiveNumber);
+  eval->add_option("--episodes,-n", *episodes, "Episodes")->check(positive());
   eval->add_flag("--stochastic", *stochastic, "Sample actions instead of taking the most likely");
   auto sets = std::make_shared<std::vector<std::string>>();
-  eval->add_option("--set,-s", *sets,
-                   "Override a saved setting for this evaluation: --set hyperparams.likelihood_std=0.3");
+  one_value_per_use(eval->add_option("--set,-s", *sets,
+                   "Override a saved setting for this evaluation, one KEY=VALUE per --set (repeat it): --set hyperparams.likelihood_std=0.3"));
   auto target = std::make_shared<std::optional<double>>();
   eval->add_option("--target-return", *target, "The return a return-conditioned agent (dt) is asked to achieve");
   eval->callback([=] { run_eval(*dir, *episodes, *stochastic, false, "", 640, 480, false, *sets, *target); });
@@ -245,11 +330,11 @@ std::shared_ptr<TrainOptions> add_train_commands(CLI::App& app, const std::strin
   auto eepisodes = std::make_shared<int>(5);
   auto* enjoy = app.add_subcommand("enjoy", "Run a saved agent and print each episode's return");
   enjoy->add_option("dir", *edir, "Agent or run directory")->required();
-  enjoy->add_option("--episodes,-n", *eepisodes, "Episodes")->check(CLI::PositiveNumber);
+  enjoy->add_option("--episodes,-n", *eepisodes, "Episodes")->check(positive());
   auto record = std::make_shared<std::string>();
   auto size = std::make_shared<std::vector<int>>(std::vector<int>{640, 480});
   enjoy->add_option("--record", *record, "Write every frame as PNG into this directory (MuJoCo envs, offscreen)");
-  enjoy->add_option("--size", *size, "Frame width and height for --record")->expected(2)->check(CLI::PositiveNumber);
+  enjoy->add_option("--size", *size, "Frame width and height for --record")->expected(2)->check(positive());
   auto render = std::make_shared<bool>(false);
   enjoy->add_flag("--render", *render, "Print every step as text (grid worlds)");
   auto etarget = std::make_shared<std::optional<double>>();

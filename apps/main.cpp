@@ -7,6 +7,7 @@
 #include "datasets/record_episodes.h"
 #include "apps/cli_app.h"
 #include "apps/commands.h"
+#include "apps/parse_errors.h"
 #include "core/common/error.h"
 #include "core/platform/process_environment.h"
 #include "core/runtime/thread_group.h"
@@ -29,7 +30,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::fflush(stdout);
+    fmt::print(stderr, "rlzoo: error: {}\n", rlzoo::cli::parse_error_message(app, e));
+    return 2;
   } catch (const rlzoo::cli::Interrupted& i) {
     return 128 + i.signal;
   } catch (const rlzoo::cli::ExitWith& e) {

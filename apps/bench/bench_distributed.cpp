@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "rl/agent.h"
+#include "apps/cli_checks.h"
 #include "apps/app_paths.h"
 #include "apps/bench/bench_util.h"
 #include "apps/commands.h"
@@ -114,8 +115,8 @@ void add_distributed_bench_command(CLI::App& bench) {
   auto steps = std::make_shared<std::int64_t>(30'000);
   auto repeats = std::make_shared<int>(3);
   auto* cmd = bench.add_subcommand("distributed", "PPO CartPole: a loopback fleet of 2 actor processes vs 2 actor threads");
-  cmd->add_option("--steps", *steps, "Env steps per run")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", *repeats, "Runs per figure (median)")->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", *steps, "Env steps per run")->check(positive());
+  cmd->add_option("--repeats", *repeats, "Runs per figure (median)")->check(positive());
   cmd->callback([=] {
     // Goals: 0.8 with the tuned preset, 0.9 with 1 epoch per round (issue #30).
     struct Variant {

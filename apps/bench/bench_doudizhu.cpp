@@ -31,6 +31,7 @@
 #include "algorithms/dmc/decision_batch.h"
 #include "algorithms/dmc/douzero_inference.h"
 #include "algorithms/dmc/dmc.h"
+#include "apps/cli_checks.h"
 #include "apps/app_paths.h"
 #include "apps/bench/bench_util.h"
 #include "apps/bench/sgemm_peak.h"
@@ -311,11 +312,11 @@ void bench_training(const DouDizhuBenchOptions& o, const FrameCosts& costs) {
 void add_doudizhu_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("doudizhu", "DouDizhu engine, actor and DMC training throughput vs DouZero");
   auto o = std::make_shared<DouDizhuBenchOptions>();
-  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--games", o->games, "Concurrent games of the actor benchmark")->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(positive());
+  cmd->add_option("--games", o->games, "Concurrent games of the actor benchmark")->check(positive());
   cmd->add_option("--train-frames", o->train_frames, "Frames of the timed training run (0: skip)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--configs", o->configs, "Presets directory (default: the shipped presets)");
   cmd->callback([o] {
     bench_engine(*o);

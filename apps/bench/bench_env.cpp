@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/bench/bench_util.h"
 #include "apps/bench/raw_cartpole.h"
 #include "apps/commands.h"
@@ -130,8 +131,8 @@ void run_env_bench(const EnvBenchOptions& o) {
 void add_env_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("env", "Env-steps/s of CartPole-v1: Env API, sync and threaded vector envs");
   auto o = std::make_shared<EnvBenchOptions>();
-  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(positive());
   cmd->callback([o] { run_env_bench(*o); });
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/bench/bench_util.h"
 #include "apps/bench/learner_updates.h"
 #include "apps/bench/sgemm_peak.h"
@@ -243,9 +244,9 @@ void add_learner_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand(
       "learner", "PPO, DQN, SAC and TD3 update rates and GFLOP/s on small networks, beside the sgemm peak and bare GEMMs");
   auto o = std::make_shared<LearnerBenchOptions>();
-  cmd->add_option("--seconds", o->seconds, "Seconds per timed run")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed runs per figure (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--widths", o->widths, "Hidden widths (two layers of each)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed run")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed runs per figure (the median is printed)")->check(positive());
+  cmd->add_option("--widths", o->widths, "Hidden widths (two layers of each)")->check(positive());
   cmd->add_option("--parts", o->parts, "What to measure: ppo, dqn, sac, td3, gemm (the bare products beside each update)")
       ->check(CLI::IsMember({"ppo", "dqn", "sac", "td3", "gemm"}));
   cmd->add_flag("--baseline,!--no-baseline", o->baseline,

@@ -18,6 +18,7 @@
 #include <memory>
 #include <numeric>
 
+#include "apps/cli_checks.h"
 #include "apps/bench/bench_util.h"
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
@@ -239,10 +240,10 @@ void run_mujoco_bench(const MujocoBenchOptions& o) {
 void add_mujoco_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("mujoco", "Env-steps/s of the MuJoCo tasks beside a raw mj_step loop");
   auto o = std::make_shared<MujocoBenchOptions>();
-  cmd->add_option("--steps", o->steps, "Steps of the recorded trajectory per task")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--vector-envs", o->vector_envs, "Envs of the threaded vector env")->check(CLI::PositiveNumber);
-  cmd->add_option("--vector-steps", o->vector_steps, "Vector steps per timed repeat")->check(CLI::PositiveNumber);
+  cmd->add_option("--steps", o->steps, "Steps of the recorded trajectory per task")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(positive());
+  cmd->add_option("--vector-envs", o->vector_envs, "Envs of the threaded vector env")->check(positive());
+  cmd->add_option("--vector-steps", o->vector_steps, "Vector steps per timed repeat")->check(positive());
   cmd->add_option("--tasks", o->tasks, "Task ids (default: all nine)");
   cmd->callback([o] { run_mujoco_bench(*o); });
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli_checks.h"
 #include "apps/app_paths.h"
 #include "apps/commands.h"
 #include "core/common/error.h"
@@ -96,9 +97,9 @@ void add_python_bench_command(CLI::App& bench) {
       "python", "Env-steps/s of the Python-bound CartPole vector env beside Gymnasium-style Python/numpy batching");
   auto o = std::make_shared<PythonBenchOptions>();
   cmd->add_option("--python", o->python, "Python interpreter (with numpy)")->capture_default_str();
-  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--num-envs", o->num_envs, "Envs per batch")->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(positive());
+  cmd->add_option("--num-envs", o->num_envs, "Envs per batch")->check(positive());
   cmd->callback([o] { run_python_bench(*o); });
 }
 

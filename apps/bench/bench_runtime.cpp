@@ -15,6 +15,7 @@
 
 #include "rl/agent.h"
 #include "rl/runtime/module_evaluator.h"
+#include "apps/cli_checks.h"
 #include "apps/bench/bench_util.h"
 #include "apps/commands.h"
 #include "core/registry/env_registry.h"
@@ -266,11 +267,11 @@ void run_runtime_bench(const RuntimeBenchOptions& o) {
 void add_runtime_bench_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand("runtime", "Env-steps/s with inference: single loop vs 1 and 2 actor threads");
   auto o = std::make_shared<RuntimeBenchOptions>();
-  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--envs", o->envs, "Envs per actor (and of the single loop)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seconds", o->seconds, "Seconds per timed repeat")->check(positive());
+  cmd->add_option("--repeats", o->repeats, "Timed repeats (the median is printed)")->check(positive());
+  cmd->add_option("--envs", o->envs, "Envs per actor (and of the single loop)")->check(positive());
   cmd->add_option("--dqn-steps", o->dqn_steps, "Env steps of each DQN training run (0: skip)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--configs", o->configs, "Presets directory");
   cmd->callback([o] { run_runtime_bench(*o); });
 }

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "rl/agent.h"
+#include "apps/cli_checks.h"
 #include "apps/bench/bench_util.h"
 #include "apps/commands.h"
 
@@ -122,8 +123,8 @@ void add_train_bench_command(CLI::App& bench) {
   cmd->add_option("--algos", *algos, "Algorithms to measure (ppo, dqn, sac, td3)")->delimiter(',');
   cmd->add_option("--configs", o->configs,
                   "Preset folder (uses <folder>/bench/<algo>/<env>.yaml, else <folder>/<algo>/<env>.yaml)");
-  cmd->add_option("--seeds", o->seeds, "Seeds (the median is printed)")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-steps", o->max_steps, "Give up after this many env steps per seed")->check(CLI::PositiveNumber);
+  cmd->add_option("--seeds", o->seeds, "Seeds (the median is printed)")->check(positive());
+  cmd->add_option("--max-steps", o->max_steps, "Give up after this many env steps per seed")->check(positive());
   cmd->callback([o, algos] {
     for (const auto& a : *algos)
       if (!train_task(a)) throw UserError(fmt::format("bench train: no task for algorithm '{}' (ppo, dqn, sac, td3)", a));

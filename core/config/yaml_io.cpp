@@ -82,7 +82,7 @@ void apply_override(YAML::Node& root, const std::string& assignment, ConfigConte
   const std::string flag = "--set " + assignment;
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw ConfigError(fmt::format("{}: expected KEY=VALUE, e.g. --set ppo.learning_rate=0.001", flag));
+    throw ConfigError(fmt::format("{}: expected KEY=VALUE, e.g. --set hyperparams.learning_rate=0.001", flag));
   const std::string path = assignment.substr(0, eq);
   const std::string value_text = assignment.substr(eq + 1);
   YAML::Node value;

@@ -9,7 +9,9 @@ ConformanceReport check_env(const std::string& id, const YAML::Node& kwargs, con
   // the env inside the report.
   make_env(id, kwargs);
   const YAML::Node args = YAML::Clone(kwargs);
-  return check_env_conformance([&] { return make_env(id, args); }, options);
+  ConformanceOptions opts = options;
+  if (env_registry().get(id).deterministic) opts.expect_seed_dependence = false;  // declared at registration
+  return check_env_conformance([&] { return make_env(id, args); }, opts);
 }
 
 ConformanceReport check_env(const std::function<std::unique_ptr<Env>()>& make, const ConformanceOptions& options) {

@@ -23,7 +23,8 @@
 namespace rlzoo {
 
 // A registered env, made with make_env(id, kwargs) (its time limit and wrappers included).
-// An unknown id or bad kwargs throw UserError before anything is played.
+// An unknown id or bad kwargs throw UserError before anything is played. An env registered as
+// deterministic (EnvEntry::deterministic) is not expected to depend on its seed.
 ConformanceReport check_env(const std::string& id, const YAML::Node& kwargs = YAML::Node(),
                             const ConformanceOptions& options = {});
 

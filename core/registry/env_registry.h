@@ -34,6 +34,9 @@ struct EnvEntry {
   // it; `rlzoo env info` and docs/presets.md list them); an empty list: it takes none. Left
   // unset, the env shows as undocumented in docs/presets.md (tests/cli/docs_test.cpp fails).
   std::function<ConfigDoc()> describe_kwargs{};
+  // The env does not depend on its seed (a fixed start and deterministic rules, as the grid
+  // worlds): `rlzoo env check` then skips its check that two seeds give different trajectories.
+  bool deterministic = false;
 };
 
 Registry<EnvEntry>& env_registry();

@@ -11,6 +11,7 @@ namespace rlzoo {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 test::CommandResult rlzoo(const std::string& args) {
@@ -99,10 +100,13 @@ TEST(TrainCli, ResumeRefusesAnIncompatibleCheckpointNamingTheField) {
   EXPECT_THAT(r.err, HasSubstr("field hyperparams.learning_rate differs: 0.5"));
   spit(fs::path(run) / "preset.yaml", preset_text);
 
-  // A resumed run keeps its config: no --set.
-  r = rlzoo("train --resume " + run + " --set n_timesteps=8192 -q");
+  // A resumed run keeps its config: no --set but a larger budget, nothing else.
+  r = rlzoo("train --resume " + run + " --set seed=5 -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("it takes no preset, algorithm, env or --set"));
+  EXPECT_THAT(r.err, HasSubstr("--set seed=5: only n_timesteps=N (a larger budget, to train longer) is taken"));
+  r = rlzoo("train --resume " + run + " --set n_timesteps=1024 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("the run is at 2048 steps already"));
 
   // A run started before a common key existed (its preset.yaml has no runtime.backend, which
   // later checkpoints write): with the defaults filled in, the two agree.
@@ -113,6 +117,73 @@ TEST(TrainCli, ResumeRefusesAnIncompatibleCheckpointNamingTheField) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(fs::path(run) / "final" / "manifest.json"));
   EXPECT_TRUE(fs::exists(fs::path(run) / "checkpoints" / "ckpt_000000004096"));
+}
+
+std::string preset_of(const std::string& run) { return slurp(fs::path(run) / "preset.yaml"); }
+
+// ALGO ENV trains with the shipped tuned preset for the pair and says which; --no-preset takes
+// the algorithm's defaults; --preset finds a shipped preset by name from any folder.
+TEST(TrainCli, AlgoEnvUsesTheShippedPresetAndNamesIt) {
+  const std::string base = test::make_temp_dir("rlzoo-shipped-preset");
+  auto r = rlzoo("train ppo CartPole-v1 -q --set n_timesteps=256 --run-dir " + base + "/tuned");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("using the shipped preset configs/ppo/CartPole-v1.yaml"));
+  EXPECT_THAT(preset_of(base + "/tuned"), HasSubstr("n_epochs: 20"));
+  r = rlzoo("train ppo CartPole-v1 -q --no-preset --set n_timesteps=256 --run-dir " + base + "/defaults");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, Not(HasSubstr("shipped preset")));
+  EXPECT_THAT(preset_of(base + "/defaults"), Not(HasSubstr("n_epochs: 20")));
+  r = test::run_command("cd '" + base + "' && '" + test::cli_path() +
+                        "' train --preset ppo/CartPole-v1 -q --set n_timesteps=256 --run-dir by-name");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(preset_of(base + "/by-name"), HasSubstr("n_epochs: 20"));
+  r = test::run_command("cd '" + base + "' && '" + test::cli_path() + "' train --preset ppo/CartPole-v9 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--preset ppo/CartPole-v9: no such file, and no shipped preset of that name"));
+  r = rlzoo("train ppo CartPole-v1 --preset ppo/CartPole-v1 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("not both"));
+}
+
+// `--set` takes one KEY=VALUE each time: the positional arguments after it stay positional.
+TEST(TrainCli, SetTakesOneValueEachTime) {
+  const std::string run = test::make_temp_dir("rlzoo-set-once") + "/run";
+  auto r = rlzoo("train --set n_timesteps=256 --set hyperparams.n_epochs=2 ppo CartPole-v1 -q --run-dir " + run);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(preset_of(run), HasSubstr("n_epochs: 2\n"));
+  // A key in the wrong section is pointed to where it belongs.
+  r = rlzoo("train ppo CartPole-v1 --set learning_rate=0.1 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("did you mean 'hyperparams.learning_rate'?"));
+  r = rlzoo("train ppo CartPole-v1 --set hyperparams.seed=1 -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("did you mean 'seed', a key of the preset's top level?"));
+  r = rlzoo("train ppo CartPole-v1 --set learning_rate -q");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("e.g. --set hyperparams.learning_rate=0.001"));
+}
+
+// A finished run trained on to a larger budget ends where one run of that budget ends, to the
+// bit (inline backend; schedules that do not stretch with the budget).
+TEST(TrainCli, AFinishedRunExtendedEqualsOneLongerRun) {
+  const std::string base = test::make_temp_dir("rlzoo-extend");
+  const std::string flags = " -q --seed 3 --set hyperparams.lr_schedule=constant "
+                            "--set hyperparams.clip_range_schedule=constant --run-dir ";
+  auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=1024" + flags + base + "/short");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = rlzoo("train --resume " + base + "/short --set n_timesteps=2048");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("at 1024 of 2048 steps"));
+  EXPECT_THAT(preset_of(base + "/short"), HasSubstr("n_timesteps: 2048"));
+  r = rlzoo("train ppo CartPole-v1 --set n_timesteps=2048" + flags + base + "/long");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string extended = slurp(fs::path(base) / "short" / "final" / "policy.pt");
+  ASSERT_FALSE(extended.empty());
+  EXPECT_TRUE(extended == slurp(fs::path(base) / "long" / "final" / "policy.pt"))
+      << "the extended run's final policy differs from the longer run's";
+  // The extended run is finished at its new budget: resuming it again has nothing to do.
+  r = rlzoo("train --resume " + base + "/short -q");
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(TrainCli, BadInputIsOneClearLine) {

@@ -5,6 +5,8 @@
 // guarantee — the budgets keep a margin. The test itself runs the first seed.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "rl/agent.h"
 #include "algorithms/builtin.h"
 #include "envs/builtin.h"
@@ -31,6 +33,21 @@ double train_and_evaluate(const std::string& preset, std::int64_t seed, std::int
 // Seeds tried: 0, 1, 2, 3, 4 — all reached 500.
 TEST(PpoLearning, CartPoleReaches475) {
   EXPECT_GE(train_and_evaluate("configs/ppo/CartPole-v1.yaml", 0, 100'000), 475.0);
+}
+
+// What a newcomer types first: `rlzoo train ppo CartPole-v1` takes the shipped tuned preset
+// (the one above, seed 0), says so, and its run evaluates at the maximum.
+TEST(PpoLearning, TrainPpoCartPoleFromTheCommandLineReaches500) {
+  const std::string run = test::make_temp_dir("rlzoo-first-run") + "/run";
+  const std::string cli = "cd '" + test::source_dir() + "' && '" + test::cli_path() + "' ";
+  auto r = test::run_command(cli + "train ppo CartPole-v1 -q --run-dir '" + run + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE((r.out + r.err).find("using the shipped preset configs/ppo/CartPole-v1.yaml"), std::string::npos)
+      << r.out << r.err;
+  r = test::run_command(cli + "eval '" + run + "' --episodes 20");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::cout << "[learning] rlzoo train ppo CartPole-v1, then eval: " << r.out;
+  EXPECT_NE(r.out.find("mean return 500"), std::string::npos) << r.out;
 }
 
 // configs/ppo/Pendulum-v1.yaml (the zoo's values without gSDE), 100k steps.
