@@ -87,8 +87,12 @@ void check_resume_config(const std::string& run_dir, const CheckpointReader& rea
   auto resolved = [](const YAML::Node& node, const std::string& source) {
     return to_yaml(parse_config<PresetConfig>(node, ConfigContext(source)));
   };
-  const YAML::Node run = resolved(load_yaml_file(run_preset.string()), run_preset.string());
+  YAML::Node run = resolved(load_yaml_file(run_preset.string()), run_preset.string());
   const YAML::Node checkpoint = resolved(load_yaml_string(reader.read("preset.yaml"), saved), saved);
+  // A run extended (`train --resume D --set n_timesteps=N`) has a larger budget than its
+  // checkpoints from before; only a smaller one is a difference.
+  if (run["n_timesteps"].as<std::int64_t>() >= checkpoint["n_timesteps"].as<std::int64_t>())
+    run["n_timesteps"] = checkpoint["n_timesteps"];
   if (const auto d = first_difference(run, checkpoint))
     throw UserError(fmt::format("cannot resume {}: field {} differs: {} in {} but {} in {}; a run resumes with the config "
                                 "it started with (start a new run to change it)",

@@ -30,7 +30,8 @@ void check_checkpoint_version(const CheckpointReader& reader);
 
 // Refuses to resume the run in `run_dir` from `reader` when the run's own preset.yaml (written
 // when the run started) and the checkpoint's preset.yaml differ: the message names the first key
-// that differs and both values. A run without preset.yaml (an agent saved by the API) passes.
+// that differs and both values. A run without preset.yaml (an agent saved by the API) passes, and
+// so does a run whose n_timesteps grew (extended with `train --resume D --set n_timesteps=N`).
 void check_resume_config(const std::string& run_dir, const CheckpointReader& reader);
 
 // The preset saved in a checkpoint, with `overrides` ("key.path=value") applied, validated.

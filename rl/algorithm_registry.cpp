@@ -8,6 +8,7 @@
 #include "core/config/schema.h"
 #include "core/registry/env_registry.h"
 #include "core/torch/threads.h"
+#include "rl/timestep_cap.h"
 
 namespace rlzoo {
 
@@ -64,6 +65,7 @@ void check_keys_in_their_section(const YAML::Node& preset, const ConfigContext& 
 AgentSetup parse_preset(const YAML::Node& preset, const ConfigContext& ctx) {
   check_keys_in_their_section(preset, ctx);
   AgentSetup setup{parse_config<PresetConfig>(preset, ctx), ctx};
+  setup.preset.n_timesteps = capped_timesteps(setup.preset.n_timesteps, "n_timesteps");
   // Unknown ids are reported against the preset's lines.
   auto check_id = [&](const char* key, bool known, const std::function<void()>& lookup) {
     if (known) return;

@@ -4,6 +4,7 @@
 
 #include "rl/agent.h"
 #include "rl/algorithm_registry.h"
+#include "rl/timestep_cap.h"
 #include "rl/training_run.h"
 
 namespace rlzoo {
@@ -36,6 +37,7 @@ void Agent::use_learner_threads() const { use_agent_threads(preset(), capabiliti
 void Agent::learn(std::int64_t timesteps, CallbackList* callbacks) {
   const AlgorithmCapabilities& caps = capabilities();
   if (timesteps < 1) throw UserError(fmt::format("learn: {} must be >= 1, got {}", caps.progress_unit, timesteps));
+  timesteps = capped_timesteps(timesteps, "learn()");
   // The preset was checked when the agent was made; what is set on the agent since is checked here.
   const Backend backend = remote_fleet() ? Backend::processes : requested_backend(preset().runtime, caps);
   if (!caps.supports(backend))

@@ -129,7 +129,7 @@ TEST(DatasetCli, CollectFromASavedAgent) {
   // The smallest PPO run there is (one 64-step rollout): only the loading and acting matter here.
   const fs::path tmp = test::make_temp_dir("rlzoo-dataset-cli");
   const std::string run = (tmp / "run").string();
-  auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
+  auto r = rlzoo("train ppo CartPole-v1 --no-preset --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
                  "--set hyperparams.n_envs=1 --set eval.every=0 --set checkpoint.every=0 --seed 1 -q --run-dir " + run);
   if (r.status != 0 && r.err.find("unknown command") != std::string::npos) GTEST_SKIP() << "built without LibTorch";
   ASSERT_EQ(r.status, 0) << r.err;
@@ -162,7 +162,7 @@ TEST(DatasetCli, CollectFromASavedAgent) {
 TEST(DatasetCli, RecordATrainingRunAndSliceIt) {
   const fs::path tmp = test::make_temp_dir("rlzoo-dataset-cli");
   const std::string run = (tmp / "run").string(), rec = (tmp / "rec").string();
-  auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=256 --set hyperparams.n_steps=64 "
+  auto r = rlzoo("train ppo CartPole-v1 --no-preset --set n_timesteps=256 --set hyperparams.n_steps=64 "
                  "--set hyperparams.batch_size=32 --set hyperparams.n_envs=2 --set eval.every=128 "
                  "--set eval.episodes=2 --set checkpoint.every=0 --seed 1 -q --run-dir " + run +
                  " --set 'env_kwargs.wrappers=[{record_episodes: {dir: " + rec + "}}]'");
@@ -206,7 +206,7 @@ TEST(DatasetCli, DecisionTransformerTrainsOnADatasetAndTakesATargetReturn) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string tiny = " --set hyperparams.width=16 --set hyperparams.layers=1 --set hyperparams.context=4"
                            " --set n_timesteps=20 --set log_every=10 --set eval.every=0 --set checkpoint.every=0 -q";
-  r = rlzoo("train dt CartPole-v1 --set hyperparams.dataset=" + (tmp / "data").string() + tiny + " --run-dir " +
+  r = rlzoo("train dt CartPole-v1 --no-preset --set hyperparams.dataset=" + (tmp / "data").string() + tiny + " --run-dir " +
             (tmp / "dt").string());
   if (r.status != 0 && r.err.find("unknown command") != std::string::npos) GTEST_SKIP() << "built without LibTorch";
   ASSERT_EQ(r.status, 0) << r.err;
@@ -215,13 +215,13 @@ TEST(DatasetCli, DecisionTransformerTrainsOnADatasetAndTakesATargetReturn) {
   EXPECT_THAT(r.out, HasSubstr("target_return: 42.0000"));
   EXPECT_THAT(r.out, HasSubstr("over 2 episodes"));
 
-  r = rlzoo("train dt CartPole-v1 --set hyperparams.dataset=" + (tmp / "nowhere").string() + tiny + " --run-dir " +
+  r = rlzoo("train dt CartPole-v1 --no-preset --set hyperparams.dataset=" + (tmp / "nowhere").string() + tiny + " --run-dir " +
             (tmp / "dt2").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr((tmp / "nowhere").string()));
   EXPECT_FALSE(fs::exists(tmp / "dt2")) << "the run directory was made before the dataset was checked";
 
-  r = rlzoo("train ppo CartPole-v1 --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
+  r = rlzoo("train ppo CartPole-v1 --no-preset --set n_timesteps=64 --set hyperparams.n_steps=64 --set hyperparams.batch_size=32 "
             "--set hyperparams.n_envs=1 --set eval.every=0 --set checkpoint.every=0 -q --run-dir " + (tmp / "ppo").string());
   ASSERT_EQ(r.status, 0) << r.err;
   r = rlzoo("eval " + (tmp / "ppo").string() + " --target-return 10");

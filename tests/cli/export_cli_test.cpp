@@ -35,7 +35,7 @@ bool without_torch(const test::CommandResult& r) {
 TEST(ExportCli, WritesAModuleChecksItAndPrintsItsMethods) {
   const std::string dir = test::make_temp_dir("rlzoo-export-cli");
   const std::string run = dir + "/run";
-  auto r = rlzoo("train ppo CartPole-v1 -q --seed 2 --run-dir " + run +
+  auto r = rlzoo("train ppo CartPole-v1 --no-preset -q --seed 2 --run-dir " + run +
                  " --set n_timesteps=128 --set hyperparams.n_steps=64 --set hyperparams.batch_size=64");
   if (without_torch(r)) GTEST_SKIP() << "rlzoo built without LibTorch";
   ASSERT_EQ(r.status, 0) << r.err;

@@ -51,7 +51,7 @@ TEST(MujocoReplay, CliAnswersAsTheEnvInProcess) {
 TEST(MujocoRecord, EnjoyWritesOnePngPerFrame) {
   const std::string dir = test::make_temp_dir("rlzoo-record");
   const std::string cli = test::cli_quoted() + " ";
-  auto r = test::run_command(cli + "train ppo InvertedPendulum-v4 -q --set n_timesteps=64 --set hyperparams.n_steps=32 "
+  auto r = test::run_command(cli + "train ppo InvertedPendulum-v4 --no-preset -q --set n_timesteps=64 --set hyperparams.n_steps=32 "
                                    "--set hyperparams.batch_size=32 --run-dir " + dir + "/run");
   ASSERT_EQ(r.status, 0) << r.err;
   r = test::run_command(cli + "enjoy " + dir + "/run -n 1 --record " + dir + "/frames --size 64 48");

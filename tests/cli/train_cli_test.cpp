@@ -22,7 +22,7 @@ int count_lines(const std::string& s) { return static_cast<int>(std::count(s.beg
 
 TEST(TrainCli, TrainEvalEnjoyResumeWriteTheRunDirectory) {
   const std::string run = test::make_temp_dir("rlzoo-train-cli") + "/run";
-  auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=4096 --set checkpoint.every=2048 --seed 1 -q --run-dir " + run);
+  auto r = rlzoo("train ppo CartPole-v1 --no-preset --set n_timesteps=4096 --set checkpoint.every=2048 --seed 1 -q --run-dir " + run);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   for (const char* f : {"preset.yaml", "command.txt", "final/manifest.json", "logs/progress.csv",
                         "checkpoints/latest"})
@@ -70,7 +70,7 @@ void edit(const fs::path& p, const std::string& from, const std::string& to) {
 // agent removed), so that `train --resume` has work to do.
 std::string interrupted_run() {
   const std::string run = test::make_temp_dir("rlzoo-resume-cli") + "/run";
-  const auto r = rlzoo("train ppo CartPole-v1 --set n_timesteps=4096 --set checkpoint.every=1024 --set checkpoint.keep=5 "
+  const auto r = rlzoo("train ppo CartPole-v1 --no-preset --set n_timesteps=4096 --set checkpoint.every=1024 --set checkpoint.keep=5 "
                        "--seed 2 -q --run-dir " + run);
   EXPECT_EQ(r.status, 0) << r.err;
   fs::remove_all(fs::path(run) / "final");

@@ -41,7 +41,7 @@ class TrainedByTheCli(unittest.TestCase):
             raise unittest.SkipTest("RLZOO_CLI is not set (CTest sets it to the rlzoo executable)")
         # A short run: 1024 steps of PPO leave a policy that is far from perfect, so that
         # episodes differ in length and a wrong action shows.
-        subprocess.run([CLI, "train", "ppo", "CartPole-v1", "--set", "n_timesteps=1024", "--set",
+        subprocess.run([CLI, "train", "ppo", "CartPole-v1", "--no-preset", "--set", "n_timesteps=1024", "--set",
                         "hyperparams.n_steps=256", "--seed", "3", "--run-dir", cls.run_dir, "-q"],
                        check=True, capture_output=True, text=True)
         cls.agent = rlzoo.load_agent(cls.run_dir)

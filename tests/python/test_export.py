@@ -59,7 +59,7 @@ class ExportedPolicyTest(unittest.TestCase):
     def export(self, name, algo, env, *settings, timesteps=256):
         """Trains a small agent, exports it; returns (module, metadata, samples)."""
         run = os.path.join(self.tmp.name, name)
-        command = [CLI, "train", algo, env, "-q", "--seed", "3", "--run-dir", run,
+        command = [CLI, "train", algo, env, "--no-preset", "-q", "--seed", "3", "--run-dir", run,
                    "--set", f"n_timesteps={timesteps}"]
         for s in settings:
             command += ["--set", s]

@@ -1,0 +1,39 @@
+#include "rl/timestep_cap.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "core/common/error.h"
+
+namespace rlzoo {
+
+std::optional<std::int64_t> timestep_cap() {
+  const char* text = std::getenv("RLZOO_MAX_TIMESTEPS");
+  if (!text || !*text) return std::nullopt;
+  const std::string s(text);
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || v < 1)
+    throw UserError(fmt::format("RLZOO_MAX_TIMESTEPS={}: expected a whole number of steps >= 1 (or unset it)", s));
+  return v;
+}
+
+std::int64_t capped_timesteps(std::int64_t timesteps, const char* what) {
+  const auto cap = timestep_cap();
+  if (!cap || timesteps <= *cap) return timesteps;
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    spdlog::warn("RLZOO_MAX_TIMESTEPS={} cuts {} from {} steps to {}", *cap, what, timesteps, *cap);
+  return *cap;
+}
+
+}  // namespace rlzoo
