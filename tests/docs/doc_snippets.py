@@ -183,12 +183,16 @@ def run_cpp(blocks, cwd, env, prefix, build):
         return {b.where: "configuring against the install failed:\n" + r.stdout[-2000:] + r.stderr[-2000:]
                 for b in blocks}
     failures = {}
+    # All at once (in parallel); where that fails, each alone, to name the block that does not compile.
+    together = subprocess.run(["cmake", "--build", os.path.join(project, "build")], capture_output=True, text=True,
+                              env=dict(env, CCACHE_BASEDIR=project))
     for name, b in zip(names, blocks):
-        r = subprocess.run(["cmake", "--build", os.path.join(project, "build"), "--target", name],
-                           capture_output=True, text=True, env=dict(env, CCACHE_BASEDIR=project))
-        if r.returncode != 0:
-            failures[b.where] = "does not compile:\n" + r.stdout[-3000:]
-            continue
+        if together.returncode != 0:
+            r = subprocess.run(["cmake", "--build", os.path.join(project, "build"), "--target", name],
+                               capture_output=True, text=True, env=dict(env, CCACHE_BASEDIR=project))
+            if r.returncode != 0:
+                failures[b.where] = "does not compile:\n" + r.stdout[-3000:]
+                continue
         r = subprocess.run([os.path.join(project, "build", name)], cwd=cwd, env=env, capture_output=True, text=True,
                            timeout=600)
         if r.returncode != 0:
