@@ -95,10 +95,12 @@ std::string next_run_dir(const std::string& algo, const std::string& env) {
 namespace {
 
 // --preset's file: the path as given, else a shipped preset by name (ppo/CartPole-v1, with or
-// without .yaml), found from any folder.
+// without .yaml, or configs/ppo/CartPole-v1.yaml as the docs write it), found from any folder.
 std::string preset_file(const std::string& given) {
   if (fs::is_regular_file(given)) return given;
-  for (const fs::path candidate : {presets_dir() / given, presets_dir() / (given + ".yaml")})
+  // configs/ppo/CartPole-v1.yaml as the docs write it, given from outside the checkout.
+  const std::string name = given.rfind("configs/", 0) == 0 ? given.substr(8) : given;
+  for (const fs::path candidate : {presets_dir() / name, presets_dir() / (name + ".yaml")})
     if (fs::is_regular_file(candidate)) return candidate.string();
   throw UserError(fmt::format("--preset {}: no such file, and no shipped preset of that name in {} (names look like "
                               "ppo/CartPole-v1; rlzoo list presets)",

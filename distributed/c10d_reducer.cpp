@@ -11,6 +11,7 @@
 
 #include "core/common/error.h"
 #include "core/torch/compat.h"
+#include "core/torch/device.h"
 
 namespace rlzoo {
 
@@ -21,13 +22,6 @@ struct C10dGradientReducer::Group {
 
 const char* to_string(C10dBackend backend) { return backend == C10dBackend::nccl ? "NCCL" : "Gloo"; }
 
-bool c10d_has_nccl() {
-#ifdef USE_C10D_NCCL
-  return true;
-#else
-  return false;
-#endif
-}
 
 C10dBackend choose_c10d_backend(const c10::Device& device, bool has_nccl, int learners) {
   if (!device.is_cuda()) return C10dBackend::gloo;
@@ -71,7 +65,7 @@ C10dGradientReducer::C10dGradientReducer(const C10dOptions& o) : options_(o), gr
   if (o.world_size < 1) throw UserError(fmt::format("--learners {}: must be >= 1", o.world_size));
   if (o.rank < 0 || o.rank >= o.world_size)
     throw UserError(fmt::format("--rank {}: must be in 0..{} for {} learners", o.rank, o.world_size - 1, o.world_size));
-  backend_ = choose_c10d_backend(o.device, c10d_has_nccl(), o.world_size);
+  backend_ = choose_c10d_backend(o.device, nccl_compiled(), o.world_size);
   const auto [host, port] = split_host_port(o.rendezvous);
   c10d::TCPStoreOptions so;
   so.port = port;

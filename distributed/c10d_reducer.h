@@ -24,11 +24,9 @@ namespace rlzoo {
 enum class C10dBackend { gloo, nccl };
 const char* to_string(C10dBackend backend);
 
-// Whether this LibTorch has c10d's NCCL backend (a CUDA build's USE_C10D_NCCL).
-bool c10d_has_nccl();
 
 // The backend for learners whose networks live on `device`: Gloo on the CPU, NCCL on CUDA.
-// `has_nccl` is c10d_has_nccl() (a parameter so both answers are testable on any build).
+// `has_nccl` is nccl_compiled() (core/torch/device.h) (a parameter so both answers are testable on any build).
 // Throws UserError naming NCCL for CUDA learners without it: Gloo would move every gradient
 // through host memory, and silently slower is not what `device: cuda` asked for.
 C10dBackend choose_c10d_backend(const c10::Device& device, bool has_nccl, int learners);

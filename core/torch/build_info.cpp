@@ -1,4 +1,5 @@
 #include "core/torch/build_info.h"
+#include "core/torch/device.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -88,9 +89,7 @@ TorchBuildInfo torch_build_info() {
       info.cudnn_version = fmt::format("{}.{}.{}", v / major_unit, v % major_unit / 100, v % 100);
     }
   }
-#ifdef USE_C10D_NCCL
-  info.nccl = true;
-#endif
+  info.nccl = nccl_compiled();
   using NcclVersionFn = int (*)(int*);
   if (const auto nccl_version = reinterpret_cast<NcclVersionFn>(::dlsym(RTLD_DEFAULT, "ncclGetVersion"))) {
     int code = 0;

@@ -10,6 +10,14 @@ namespace rlzoo {
 
 bool cuda_compiled() { return at::detail::getCUDAHooks().hasCUDART(); }
 
+bool nccl_compiled() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 bool cuda_usable() { return cuda_compiled() && torch::cuda::is_available(); }
 
 int cuda_device_count() { return cuda_usable() ? static_cast<int>(torch::cuda::device_count()) : 0; }

@@ -17,6 +17,10 @@ namespace rlzoo {
 // Whether this LibTorch was built with CUDA (whether or not this machine has a GPU). Not
 // torch::hasCUDA(), which in LibTorch 2.x answers whether a GPU is usable.
 bool cuda_compiled();
+
+// Whether this LibTorch has c10d's NCCL backend (a CUDA build's USE_C10D_NCCL): what learner
+// groups on CUDA average over (distributed/c10d_reducer.h) and what `rlzoo info` reports.
+bool nccl_compiled();
 // Whether this LibTorch was built with CUDA and sees at least one GPU.
 bool cuda_usable();
 // Number of CUDA devices this process sees (0 without CUDA).

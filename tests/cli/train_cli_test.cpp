@@ -137,6 +137,9 @@ TEST(TrainCli, AlgoEnvUsesTheShippedPresetAndNamesIt) {
                         "' train --preset ppo/CartPole-v1 -q --set n_timesteps=256 --run-dir by-name");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(preset_of(base + "/by-name"), HasSubstr("n_epochs: 20"));
+  r = test::run_command("cd '" + base + "' && '" + test::cli_path() +
+                        "' train --preset configs/ppo/CartPole-v1.yaml -q --set n_timesteps=256 --run-dir by-path");
+  ASSERT_EQ(r.status, 0) << r.err;  // the docs' path, outside the checkout
   r = test::run_command("cd '" + base + "' && '" + test::cli_path() + "' train --preset ppo/CartPole-v9 -q");
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("--preset ppo/CartPole-v9: no such file, and no shipped preset of that name"));

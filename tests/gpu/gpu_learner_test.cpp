@@ -182,7 +182,7 @@ TEST(GpuLearners, DecisionTransformerStepsAgree) {
 // two-process group's logic is the Gloo one's (tests/distributed/learner_group_test.cpp).
 TEST(GpuLearners, ALearnerGroupOnCudaUsesNccl) {
   RLZOO_SKIP_WITHOUT_GPU();
-  ASSERT_TRUE(c10d_has_nccl()) << "a CUDA LibTorch without NCCL";
+  ASSERT_TRUE(nccl_compiled()) << "a CUDA LibTorch without NCCL";
   C10dOptions o;
   o.rendezvous = "127.0.0.1:" + std::to_string(free_loopback_port());
   o.timeout_s = 60;
