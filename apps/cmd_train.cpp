@@ -19,6 +19,7 @@
 #include "apps/commands.h"
 #include "apps/train_command.h"
 #include "core/checkpoint/manager.h"
+#include "core/common/strings.h"
 #include "core/config/yaml_io.h"
 #include "core/common/png_writer.h"
 #include "core/env/env_purpose.h"
@@ -156,16 +157,8 @@ std::optional<std::int64_t> extended_timesteps(const std::vector<std::string>& s
       throw UserError(fmt::format("--resume continues a run as it was configured; --set {}: only n_timesteps=N (a "
                                   "larger budget, to train longer) is taken",
                                   s));
-    const std::string value = s.substr(key.size() + 1);
-    std::size_t used = 0;
-    std::int64_t v = 0;
-    try {
-      v = std::stoll(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != value.size() || v < 1)
-      throw UserError(fmt::format("--set {}: n_timesteps must be a whole number >= 1", s));
+    const auto v = parse_int64(s.substr(key.size() + 1));
+    if (!v || *v < 1) throw UserError(fmt::format("--set {}: n_timesteps must be a whole number >= 1", s));
     n = v;
   }
   return n;

@@ -5,26 +5,19 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <string>
 
 #include "core/common/error.h"
+#include "core/common/strings.h"
 
 namespace rlzoo {
 
 std::optional<std::int64_t> timestep_cap() {
   const char* text = std::getenv("RLZOO_MAX_TIMESTEPS");
   if (!text || !*text) return std::nullopt;
-  const std::string s(text);
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || v < 1)
-    throw UserError(fmt::format("RLZOO_MAX_TIMESTEPS={}: expected a whole number of steps >= 1 (or unset it)", s));
-  return v;
+  const auto v = parse_int64(text);
+  if (!v || *v < 1)
+    throw UserError(fmt::format("RLZOO_MAX_TIMESTEPS={}: expected a whole number of steps >= 1 (or unset it)", text));
+  return *v;
 }
 
 std::int64_t capped_timesteps(std::int64_t timesteps, const char* what) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 namespace rlzoo {
 
@@ -55,6 +56,18 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
     out += "'" + m[i] + "'";
   }
   return out + "?)";
+}
+
+std::optional<std::int64_t> parse_int64(const std::string& text) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  return v;
 }
 
 }  // namespace rlzoo

@@ -1,6 +1,8 @@
 // Small string helpers for user-facing messages.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // best first. Used for "did you mean ...?" hints.
 std::vector<std::string> close_matches(std::string_view word, const std::vector<std::string>& candidates,
                                        std::size_t max_results = 3);
+
+// The whole of `text` as a base-10 integer ("42", "-3"), or nullopt (empty, other characters,
+// out of range).
+std::optional<std::int64_t> parse_int64(const std::string& text);
 
 // "a, b, c"
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
